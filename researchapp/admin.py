@@ -1,0 +1,26 @@
+from django.contrib import admin
+
+from researchapp.models import Corpus, Event, Evidence, Finding, Plan, ReportDraft, ResearchTask, Source
+
+
+@admin.register(ResearchTask)
+class ResearchTaskAdmin(admin.ModelAdmin):
+    list_display = ("id", "question", "owner", "status", "engine", "search_provider", "created_at")
+    list_filter = ("status", "engine", "search_provider")
+    search_fields = ("question",)
+    readonly_fields = ("status",)  # status moves only through the status machine
+
+
+@admin.register(Source)
+class SourceAdmin(admin.ModelAdmin):
+    list_display = ("id", "task", "title", "host", "cluster", "density")
+    readonly_fields = ("text", "sha256")
+
+
+@admin.register(Evidence)
+class EvidenceAdmin(admin.ModelAdmin):
+    list_display = ("id", "task", "source", "start", "end", "score")
+    readonly_fields = ("quote", "start", "end", "snapshot_sha256")
+
+
+admin.site.register([Corpus, Event, Finding, Plan, ReportDraft])

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ResearchConfig(AppConfig):
+    name = "researchapp"
+    verbose_name = "Research"

@@ -1,0 +1,13 @@
+"""The demo: an invented corpus and a question it answers with one conflict and one gap.
+
+Every document in ``demo_corpus/`` is INVENTED: the companies, products, figures and web sites (all
+under the reserved ``.example`` domain) do not exist, and the UI says so. The documents are arranged
+so that the demo question yields a conflict (the Kestrel battery's efficiency: 92 percent claimed by
+its maker, 85 percent measured by a lab), a [证据不足] item (nothing speaks to the batteries' risks
+and limitations), and a syndicated reprint that joins its original's independence cluster.
+"""
+
+from django.conf import settings
+
+DEMO_CORPUS_DIR = settings.BASE_DIR / "researchapp" / "demo_corpus"
+DEMO_QUESTION = "Compare the Kestrel sodium-ion home battery and the Osprey LFP home battery"

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Event(models.Model):
+    """The audit log, the progress feed and the record of what each stage did."""
+
+    class Kind(models.TextChoices):
+        TRANSITION = "transition"
+        PROGRESS = "progress"
+        WARNING = "warning"
+        ERROR = "error"
+        DECISION = "decision"
+
+    task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="events")
+    stage = models.CharField(max_length=32, blank=True)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    message = models.TextField()
+    data = models.JSONField(default=dict, blank=True)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["task", "id"]), models.Index(fields=["task", "kind"])]
+
+    def __str__(self) -> str:
+        return f"[{self.stage}/{self.kind}] {self.message}"
+
+
+class LLMCall(models.Model):
+    task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="llm_calls")
+    stage = models.CharField(max_length=32)
+    model = models.CharField(max_length=200)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    ok = models.BooleanField(default=True)
+    error = models.TextField(blank=True)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.stage} call to {self.model}: {self.tokens_in}+{self.tokens_out} tokens"

@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Plan(models.Model):
+    """One version of a task's plan. Only a draft can be edited; approving freezes it."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft"
+        APPROVED = "approved"
+        REJECTED = "rejected"
+
+    task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="plans")
+    version = models.PositiveSmallIntegerField()
+    intent = models.CharField(max_length=32)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
+    feedback = models.TextField(blank=True, help_text="The rejection note that led to the next version.")
+    engine = models.CharField(max_length=32, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["task", "-version"]
+        constraints = [models.UniqueConstraint(fields=["task", "version"], name="plan_unique_version")]
+
+    def __str__(self) -> str:
+        return f"plan v{self.version} of task {self.task_id}"
+
+    @property
+    def is_editable(self) -> bool:
+        return self.status == self.Status.DRAFT
+
+
+class SubQuestion(models.Model):
+    plan = models.ForeignKey(Plan, on_delete=models.CASCADE, related_name="subquestions")
+    order = models.PositiveSmallIntegerField(default=0)
+    text = models.TextField()
+    rationale = models.TextField(blank=True)
+    queries = models.JSONField(default=list)
+    # Queries of the latest follow-up round (made by the pipeline; the approved plan stays as it was).
+    followup_queries = models.JSONField(default=list, blank=True)
+    # The last collection round that finished for this sub-question (0 = never collected).
+    collected_round = models.PositiveSmallIntegerField(default=0)
+    sources = models.ManyToManyField("researchapp.Source", blank=True, related_name="subquestions")
+
+    class Meta:
+        ordering = ["plan", "order", "id"]
+
+    def __str__(self) -> str:
+        return self.text[:80]

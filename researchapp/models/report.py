@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class ImmutableReport(Exception):
+    """An approved report never changes."""
+
+
+class ReportDraft(models.Model):
+    class Status(models.TextChoices):
+        CHECKED = "checked"  # passed every mechanical check; awaiting an analyst
+        FAILED_CHECKS = "failed_checks"
+        APPROVED = "approved"
+        SENT_BACK = "sent_back"
+
+    task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="drafts")
+    version = models.PositiveSmallIntegerField()
+    write_pass = models.PositiveSmallIntegerField(default=1)
+    revision = models.PositiveSmallIntegerField(default=1)
+    markdown = models.TextField()
+    claims = models.JSONField(default=list, help_text="[{text, evidence_ids, section}]")
+    check_issues = models.JSONField(default=list, help_text="[{code, message, claim_index}]")
+    status = models.CharField(max_length=16, choices=Status.choices)
+    engine = models.CharField(max_length=32, blank=True)
+    feedback = models.TextField(blank=True, help_text="The analyst's comments when sent back.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    approved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["task", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "version"], name="reportdraft_unique_version"),
+            models.UniqueConstraint(fields=["task", "write_pass", "revision"], name="reportdraft_unique_pass"),
+        ]
+
+    def __str__(self) -> str:
+        return f"report v{self.version} of task {self.task_id}"
+
+    def save(self, *args, **kwargs):
+        if self.pk and type(self).objects.filter(pk=self.pk, status=self.Status.APPROVED).exists():
+            raise ImmutableReport(f"report {self.pk} is approved and cannot change")
+        super().save(*args, **kwargs)
+
+    @property
+    def cited_evidence_ids(self) -> list[int]:
+        seen: dict[int, None] = {}
+        for claim in self.claims:
+            for evidence_id in claim["evidence_ids"]:
+                seen.setdefault(int(evidence_id), None)
+        return list(seen)
