@@ -1,0 +1,205 @@
+"""Extractive analysis: supported statements, confidence from independent clusters, conflicts."""
+
+from __future__ import annotations
+
+from researchapp.pipeline.analyse import analyse_extractive
+from researchapp.pipeline.types import Evidence, FindingStatus, Stance, SubQuestion
+
+ADOPTION = SubQuestion(
+    7, "How widely do professional developers use Rust?", ("Rust adoption professional developers",)
+)
+
+
+def evidence(
+    evidence_id: int, quote: str, *, cluster: str, score: float = 1.0, source_id: int | None = None
+) -> Evidence:
+    return Evidence(
+        id=evidence_id,
+        source_id=source_id if source_id is not None else evidence_id,
+        subquestion_id=ADOPTION.id,
+        start=0,
+        end=len(quote),
+        quote=quote,
+        score=score,
+        cluster=cluster,
+    )
+
+
+def test_it_reports_no_evidence_as_one_insufficient_finding() -> None:
+    # when
+    (finding,) = analyse_extractive(ADOPTION, [])
+    # then
+    assert finding.status is FindingStatus.INSUFFICIENT
+    assert finding.statement == "[证据不足] How widely do professional developers use Rust?"
+    assert finding.links == ()
+    assert finding.key == "sq7:insufficient"
+
+
+def test_it_states_a_verbatim_sentence_of_the_best_quote() -> None:
+    # given
+    best = evidence(
+        1,
+        "Rust turned ten this year. Most professional developers who use Rust say they would use it again.",
+        cluster="a",
+        score=3.0,
+    )
+    other = evidence(2, "The Rust compiler is written in Rust.", cluster="b", score=1.0)
+    # when
+    findings = analyse_extractive(ADOPTION, [other, best])
+    # then
+    first = findings[0]
+    assert first.status is FindingStatus.SUPPORTED
+    assert first.statement == "Most professional developers who use Rust say they would use it again."
+    assert first.statement in best.quote
+    assert first.links[0].evidence_id == 1
+    assert first.key == "sq7:supported:1"
+
+
+def test_it_gives_high_confidence_when_two_independent_clusters_agree() -> None:
+    # given two sources in different clusters saying the same
+    one = evidence(
+        1, "A survey found that 42% of professional developers use Rust at work.", cluster="a", score=2.0
+    )
+    two = evidence(
+        2, "42% of professional developers use Rust at work, a survey found.", cluster="b", score=1.5
+    )
+    # when
+    (finding,) = analyse_extractive(ADOPTION, [one, two])
+    # then
+    assert finding.confidence == "high"
+    assert [link.evidence_id for link in finding.links] == [1, 2]
+    assert all(link.stance is Stance.SUPPORTS for link in finding.links)
+
+
+def test_it_gives_medium_confidence_when_agreement_is_within_one_cluster() -> None:
+    # given a syndicated copy: same cluster
+    one = evidence(
+        1, "A survey found that 42% of professional developers use Rust at work.", cluster="a", score=2.0
+    )
+    copy = evidence(2, "A survey found that 42% of professional developers use Rust at work.", cluster="a")
+    # when
+    (finding,) = analyse_extractive(ADOPTION, [one, copy])
+    # then
+    assert finding.confidence == "medium"
+
+
+def test_it_falls_back_to_the_source_when_evidence_has_no_cluster() -> None:
+    # given two sources with no cluster recorded
+    one = evidence(1, "42% of professional developers use Rust at work.", cluster="", score=2.0)
+    two = evidence(2, "42% of professional developers use Rust at work.", cluster="")
+    # when
+    (finding,) = analyse_extractive(ADOPTION, [one, two])
+    # then
+    assert finding.confidence == "high"
+
+
+def test_it_flags_a_conflict_when_independent_sources_give_different_figures_for_one_subject() -> None:
+    # given
+    high = evidence(
+        1,
+        "According to the 2024 survey, 42% of professional developers use Rust at work.",
+        cluster="a",
+        score=2.0,
+    )
+    low = evidence(
+        2, "The survey found that 35% of professional developers use Rust at work.", cluster="b", score=1.0
+    )
+    # when
+    findings = analyse_extractive(ADOPTION, [high, low])
+    # then
+    (conflict,) = [f for f in findings if f.status is FindingStatus.CONFLICT]
+    assert conflict.statement.startswith("Sources disagree on ")
+    assert conflict.statement.endswith(": 42% vs 35%")
+    assert {(link.evidence_id, link.stance) for link in conflict.links} == {
+        (1, Stance.SUPPORTS),
+        (2, Stance.CONTRADICTS),
+    }
+    assert conflict.key == "sq7:conflict:1-2"
+    # and neither disputed figure is stated as a supported fact
+    assert not any(
+        "42%" in f.statement or "35%" in f.statement for f in findings if f.status is FindingStatus.SUPPORTED
+    )
+
+
+def test_it_flags_a_conflict_in_chinese_sources() -> None:
+    # given
+    subquestion = SubQuestion(8, "中国电动汽车的市场份额是多少？", ("中国 电动汽车 市场份额",))
+    one = evidence(1, "2023年，中国电动汽车的市场份额达到35%。", cluster="a", score=2.0)
+    two = evidence(2, "据统计，中国电动汽车的市场份额为31%，仍在上升。", cluster="b")
+    # when
+    findings = analyse_extractive(subquestion, [one, two])
+    # then
+    (conflict,) = [f for f in findings if f.status is FindingStatus.CONFLICT]
+    assert conflict.statement == "来源在中国电动汽车的市场份额上存在分歧：35% 对 31%"
+
+
+def test_it_does_not_flag_unrelated_numbers_as_a_conflict() -> None:
+    # given two sources with different figures about different things
+    one = evidence(
+        1, "Rust was first released in 2015 and is used by 42% of embedded teams.", cluster="a", score=2.0
+    )
+    two = evidence(
+        2, "The Rust Foundation has 35 member companies. Its budget grew to $3 million.", cluster="b"
+    )
+    # when
+    findings = analyse_extractive(ADOPTION, [one, two])
+    # then
+    assert all(f.status is FindingStatus.SUPPORTED for f in findings)
+
+
+def test_it_does_not_flag_figures_for_different_named_subjects() -> None:
+    # given two countries' areas
+    one = evidence(1, "Botswana occupies an area of 581,730 km2 in southern Africa.", cluster="a", score=2.0)
+    two = evidence(2, "Lesotho occupies an area of 30,355 km2 in southern Africa.", cluster="b")
+    # when
+    findings = analyse_extractive(ADOPTION, [one, two])
+    # then
+    assert not any(f.status is FindingStatus.CONFLICT for f in findings)
+
+
+def test_it_does_not_flag_a_time_series_as_a_conflict() -> None:
+    # given figures for different years
+    one = evidence(1, "In 2022, 35% of professional developers used Rust at work.", cluster="a", score=2.0)
+    two = evidence(2, "In 2024, 42% of professional developers used Rust at work.", cluster="b")
+    # when / then
+    assert not any(f.status is FindingStatus.CONFLICT for f in analyse_extractive(ADOPTION, [one, two]))
+
+
+def test_it_does_not_flag_disagreement_within_one_cluster() -> None:
+    # given two pages of one host
+    one = evidence(1, "42% of professional developers use Rust at work.", cluster="a", score=2.0)
+    two = evidence(2, "35% of professional developers use Rust at work.", cluster="a")
+    # when / then
+    assert not any(f.status is FindingStatus.CONFLICT for f in analyse_extractive(ADOPTION, [one, two]))
+
+
+def test_it_does_not_flag_a_source_that_states_both_figures() -> None:
+    # given a source reporting the change from one figure to the other
+    one = evidence(
+        1, "The share of professional developers using Rust at work rose from 35% to 42%.", cluster="a"
+    )
+    two = evidence(2, "42% of professional developers use Rust at work.", cluster="b")
+    # when / then
+    assert not any(f.status is FindingStatus.CONFLICT for f in analyse_extractive(ADOPTION, [one, two]))
+
+
+def test_it_keeps_keys_stable_so_a_rerun_upserts() -> None:
+    # given
+    items = [
+        evidence(
+            1,
+            "According to the 2024 survey, 42% of professional developers use Rust at work.",
+            cluster="a",
+            score=2.0,
+        ),
+        evidence(2, "The survey found that 35% of professional developers use Rust at work.", cluster="b"),
+        evidence(
+            3, "Professional developers increasingly adopt Rust for systems work.", cluster="c", score=1.5
+        ),
+    ]
+    # when the same evidence arrives in another order
+    first = analyse_extractive(ADOPTION, items)
+    again = analyse_extractive(ADOPTION, list(reversed(items)))
+    # then
+    assert first == again
+    assert len({f.key for f in first}) == len(first)

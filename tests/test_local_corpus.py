@@ -1,0 +1,121 @@
+"""The local corpus: BM25 search over whole documents, and fetching what it stores."""
+
+from __future__ import annotations
+
+import time
+from datetime import date
+
+import pytest
+
+from researchapp.pipeline.types import Document
+from researchapp.providers.base import ProviderError
+from researchapp.providers.search.local import LocalCorpus
+
+HEAT_PUMPS = Document(
+    url="https://energy.example/heat-pumps",
+    title="Heat pumps in cold climates",
+    text="Heat pumps keep working in cold climates. Their efficiency drops below freezing, but they still save energy.",
+    published=date(2024, 11, 2),
+    extraction="corpus",
+)
+SOLAR = Document(
+    url="https://energy.example/solar",
+    title="Rooftop solar",
+    text="Rooftop solar panels cut electricity bills. Panels produce less energy in winter.",
+)
+PASTA = Document(url="https://food.example/pasta", title="Pasta", text="Boil the pasta for nine minutes.")
+
+
+@pytest.fixture
+def corpus() -> LocalCorpus:
+    return LocalCorpus([HEAT_PUMPS, SOLAR, PASTA])
+
+
+def test_it_ranks_documents_by_relevance_and_leaves_out_non_matches(corpus: LocalCorpus) -> None:
+    # when
+    hits = corpus.search("heat pump energy in winter", max_results=10)
+    # then
+    assert [hit.url for hit in hits] == [HEAT_PUMPS.url, SOLAR.url]
+    assert hits[0].score > hits[1].score > 0
+    assert all(hit.provider == "local" for hit in hits)
+
+
+def test_it_fills_hits_with_title_date_and_the_best_matching_sentence(corpus: LocalCorpus) -> None:
+    # when
+    (hit,) = corpus.search("efficiency below freezing", max_results=1)
+    # then
+    assert hit.title == "Heat pumps in cold climates"
+    assert hit.published == date(2024, 11, 2)
+    assert hit.snippet == "Their efficiency drops below freezing, but they still save energy."
+
+
+def test_it_matches_words_in_the_title(corpus: LocalCorpus) -> None:
+    assert [hit.url for hit in corpus.search("rooftop", max_results=5)] == [SOLAR.url]
+
+
+def test_it_respects_max_results(corpus: LocalCorpus) -> None:
+    assert len(corpus.search("energy", max_results=1)) == 1
+    assert corpus.search("energy", max_results=0) == []
+
+
+def test_it_finds_nothing_for_a_query_of_stopwords(corpus: LocalCorpus) -> None:
+    assert corpus.search("the of and", max_results=5) == []
+
+
+def test_it_searches_chinese_documents() -> None:
+    # given
+    corpus = LocalCorpus(
+        [
+            Document(url="https://zh.example/ev", title="电动汽车", text="电动汽车的电池成本持续下降。"),
+            Document(url="https://zh.example/food", title="美食", text="面条需要煮九分钟。"),
+        ]
+    )
+    # when
+    hits = corpus.search("电池成本", max_results=5)
+    # then
+    assert [hit.url for hit in hits] == ["https://zh.example/ev"]
+
+
+def test_it_fetches_a_stored_document_by_its_url_or_a_variant_of_it(corpus: LocalCorpus) -> None:
+    assert corpus.fetch(HEAT_PUMPS.url) is HEAT_PUMPS
+    assert corpus.fetch("HTTPS://Energy.example/heat-pumps/#intro") is HEAT_PUMPS
+
+
+def test_it_refuses_an_unknown_url_permanently(corpus: LocalCorpus) -> None:
+    # when
+    with pytest.raises(ProviderError) as refused:
+        corpus.fetch("https://energy.example/missing")
+    # then
+    assert refused.value.code == "not_found"
+    assert refused.value.retryable is False
+
+
+def test_it_is_deterministic_on_ties() -> None:
+    # given identical documents under different URLs
+    documents = [Document(url=f"https://copy.example/{i}", title="Copy", text="heat pump") for i in range(5)]
+    corpus = LocalCorpus(documents)
+    # when
+    hits = corpus.search("heat pump", max_results=3)
+    # then the order of the corpus breaks the tie
+    assert [hit.url for hit in hits] == [f"https://copy.example/{i}" for i in range(3)]
+
+
+def test_it_searches_a_thousand_documents_quickly() -> None:
+    # given a thousand documents of a few hundred words each
+    words = [f"word{i}" for i in range(5000)]
+    documents = [
+        Document(
+            url=f"https://bulk.example/{n}",
+            title=f"Document {n}",
+            text=" ".join(words[(n * 7 + k * 13) % len(words)] for k in range(300)),
+        )
+        for n in range(1000)
+    ]
+    corpus = LocalCorpus(documents)
+    # when
+    started = time.perf_counter()
+    for query in ("word1 word2 word3", "word4000 word17", "document 500"):
+        assert corpus.search(query, max_results=10)
+    elapsed = time.perf_counter() - started
+    # then
+    assert elapsed < 0.5

@@ -1,0 +1,155 @@
+"""Tokens, BM25, sentence and paragraph spans, and figures in English and Chinese text."""
+
+from __future__ import annotations
+
+import pytest
+
+from researchapp.pipeline.text import (
+    BM25,
+    extract_quantities,
+    split_paragraphs,
+    split_sentences,
+    tokenize,
+)
+
+
+def test_it_lowercases_words_and_drops_stopwords() -> None:
+    # given / when
+    tokens = tokenize("The Costs of Heat Pumps in 2024")
+    # then plurals fold onto their singular, so "costs" meets "cost"
+    assert tokens == ["cost", "heat", "pump", "2024"]
+
+
+def test_it_turns_chinese_runs_into_bigrams_and_single_characters() -> None:
+    # given a two-character word, a four-character word and a lone character between Latin words
+    text = "电池 电动汽车 X车Y"
+    # when
+    tokens = tokenize(text)
+    # then
+    assert tokens == ["电池", "电动", "动汽", "汽车", "x", "车", "y"]
+
+
+def test_it_folds_accents_so_names_still_match() -> None:
+    assert tokenize("Alû") == tokenize("Alu") == ["alu"]
+
+
+def test_it_ranks_the_document_with_rarer_matching_terms_higher() -> None:
+    # given three documents, only one mentions both query terms
+    documents = [
+        tokenize("heat pumps save energy in cold climates"),
+        tokenize("solar panels save energy"),
+        tokenize("gas boilers burn fuel"),
+    ]
+    index = BM25(documents)
+    # when
+    scores = index.scores(tokenize("heat pump energy"))
+    ranked = index.top(tokenize("heat pump energy"), 5)
+    # then
+    assert scores[0] > scores[1] > scores[2] == 0.0
+    assert [position for position, _ in ranked] == [0, 1]
+
+
+def test_it_scores_an_empty_index_as_nothing() -> None:
+    assert BM25([]).scores(["anything"]) == []
+
+
+def test_it_splits_english_sentences_without_breaking_abbreviations_or_decimals() -> None:
+    # given
+    text = "Dr. Smith met J. K. Rowling in the U.S. on Monday. Prices rose 3.5% this year! Why? Nobody knows."
+    # when
+    sentences = [text[start:end] for start, end in split_sentences(text)]
+    # then
+    assert sentences == [
+        "Dr. Smith met J. K. Rowling in the U.S. on Monday.",
+        "Prices rose 3.5% this year!",
+        "Why?",
+        "Nobody knows.",
+    ]
+
+
+def test_it_keeps_sentence_offsets_exact_on_chinese_text() -> None:
+    # given Chinese text with full-width punctuation, a closing quote and surrounding spaces
+    text = "  电动汽车销量增长了42%。“这是一个转折点！”专家说？ 后续还会增长。"
+    # when
+    spans = split_sentences(text)
+    # then every span points at exactly its sentence
+    assert [text[start:end] for start, end in spans] == [
+        "电动汽车销量增长了42%。",
+        "“这是一个转折点！”",
+        "专家说？",
+        "后续还会增长。",
+    ]
+    assert spans[0] == (2, 2 + len("电动汽车销量增长了42%。"))
+
+
+def test_it_splits_sentences_of_a_window_with_offsets_into_the_whole_text() -> None:
+    # given
+    text = "Intro. One here. Two here."
+    # when only the part after "Intro. " is split
+    spans = split_sentences(text, 7, len(text))
+    # then
+    assert spans == [(7, 16), (17, 26)]
+    assert text[17:26] == "Two here."
+
+
+def test_it_splits_paragraphs_on_blank_and_hard_lines_but_not_on_soft_wraps() -> None:
+    # given a heading, a paragraph soft-wrapped mid-sentence, and a list item
+    text = "Heat pumps\n\nA heat pump moves heat from\nthe outside air indoors.\n- Costs vary by region.\n"
+    # when
+    paragraphs = [text[start:end] for start, end in split_paragraphs(text)]
+    # then
+    assert paragraphs == [
+        "Heat pumps",
+        "A heat pump moves heat from\nthe outside air indoors.",
+        "- Costs vary by region.",
+    ]
+
+
+def test_it_extracts_percentages_money_years_and_counted_numbers() -> None:
+    # given
+    text = "In 2023, revenue was $1.2 billion and 42% of buyers paid 300 euros for 12 hours of use."
+    # when
+    found = [(q.kind, q.value, q.unit, text[q.start : q.end]) for q in extract_quantities(text)]
+    # then
+    assert found == [
+        ("year", 2023.0, "", "2023"),
+        ("money", 1.2e9, "USD", "$1.2 billion"),
+        ("percent", 42.0, "%", "42%"),
+        ("money", 300.0, "EUR", "300 euros"),
+        ("number", 12.0, "hour", "12"),
+    ]
+
+
+def test_it_extracts_chinese_figures_with_exact_offsets() -> None:
+    # given
+    text = "2023年，比亚迪销量达到302万辆，市场份额为35.5％。"
+    # when
+    found = [(q.kind, q.value, text[q.start : q.end]) for q in extract_quantities(text)]
+    # then
+    assert found == [("year", 2023.0, "2023年"), ("number", 3020000.0, "302万"), ("percent", 35.5, "35.5％")]
+
+
+def test_it_gives_each_figure_the_content_words_around_it_within_its_sentence() -> None:
+    # given
+    text = "Rust adoption is rising. About 42% of professional developers use Rust at work."
+    # when
+    (percent,) = extract_quantities(text)
+    # then the previous sentence's words are not part of the context
+    assert percent.context == frozenset({"professional", "developer", "use", "rust", "work"})
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["COVID-19 spread", "the iPhone15 launch", "see [E12] above"],
+)
+def test_it_does_not_read_identifiers_as_figures(text: str) -> None:
+    assert extract_quantities(text) == []
+
+
+def test_it_reads_a_four_digit_count_of_things_as_a_number_not_a_year() -> None:
+    # given
+    (count,) = extract_quantities("The plant employs 2000 workers.")
+    (year,) = extract_quantities("The plant opened in 2000.")
+    # then
+    assert (count.kind, count.unit) == ("number", "worker")
+    assert year.kind == "year"

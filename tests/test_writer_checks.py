@@ -1,0 +1,294 @@
+"""The report writer and the mechanical checks that every citation can be verified."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from researchapp.pipeline.checks import check_draft
+from researchapp.pipeline.types import (
+    CheckIssue,
+    Claim,
+    Draft,
+    Evidence,
+    EvidenceLink,
+    Finding,
+    FindingStatus,
+    Resolution,
+    Stance,
+    SubQuestion,
+)
+from researchapp.pipeline.writer import render_draft, write_extractive
+
+QUESTION = "Rust vs Go?"
+COST = SubQuestion(1, "How do Rust and Go differ in cost?", ("Rust vs Go cost",), order=0)
+ADOPTION = SubQuestion(2, "How do Rust and Go differ in adoption?", ("Rust vs Go adoption",), order=1)
+RISKS = SubQuestion(3, "How do Rust and Go differ in risks?", ("Rust vs Go risks",), order=2)
+
+SNAPSHOTS = {
+    10: "Pricing\n\nRust and Go are free to use. Neither charges a licence fee. Hosting costs differ.",
+    11: "Survey 2024: 42% of professional developers use Rust at work. Go is popular in cloud teams.",
+    12: "A second survey found that 35% of professional developers use Rust at work.",
+    13: "Both compilers are free to use, and Rust and Go are free to use for any purpose.",
+}
+
+
+def cut(
+    evidence_id: int, source_id: int, subquestion: SubQuestion, start: int, end: int, score: float
+) -> Evidence:
+    text = SNAPSHOTS[source_id]
+    return Evidence(
+        id=evidence_id,
+        source_id=source_id,
+        subquestion_id=subquestion.id,
+        start=start,
+        end=end,
+        quote=text[start:end],
+        score=score,
+        source_url=f"https://s{source_id}.example/page",
+        source_title=f"Source {source_id}",
+        cluster=f"c{source_id}",
+    )
+
+
+E_FREE = cut(21, 10, COST, 9, len(SNAPSHOTS[10]), 2.0)
+E_FREE_TOO = cut(24, 13, COST, 0, len(SNAPSHOTS[13]), 1.0)
+E_42 = cut(22, 11, ADOPTION, 0, len(SNAPSHOTS[11]), 2.0)
+E_35 = cut(23, 12, ADOPTION, 0, len(SNAPSHOTS[12]), 1.0)
+LEDGER = {e.id: e for e in (E_FREE, E_FREE_TOO, E_42, E_35)}
+
+
+def finding(
+    finding_id: int,
+    subquestion: SubQuestion,
+    status: FindingStatus,
+    statement: str,
+    links: tuple[tuple[Evidence, Stance], ...] = (),
+    resolution: Resolution = Resolution.NONE,
+) -> Finding:
+    return Finding(
+        id=finding_id,
+        subquestion_id=subquestion.id,
+        status=status,
+        statement=statement,
+        confidence="medium" if links else "",
+        resolution=resolution,
+        links=tuple(EvidenceLink(e.id, stance) for e, stance in links),
+        evidence=tuple(e for e, _ in links),
+    )
+
+
+SUPPORTED = finding(
+    1,
+    COST,
+    FindingStatus.SUPPORTED,
+    "Rust and Go are free to use.",
+    ((E_FREE, Stance.SUPPORTS), (E_FREE_TOO, Stance.SUPPORTS)),
+)
+DISPUTED = finding(
+    2,
+    ADOPTION,
+    FindingStatus.CONFLICT,
+    "Sources disagree on professional developers use Rust work: 42% vs 35%",
+    ((E_42, Stance.SUPPORTS), (E_35, Stance.CONTRADICTS)),
+    Resolution.DISPUTED,
+)
+GAP = finding(
+    3, RISKS, FindingStatus.INSUFFICIENT, "[证据不足] How do Rust and Go differ in risks?", (), Resolution.GAP
+)
+SUBQUESTIONS = (COST, ADOPTION, RISKS)
+FREE_CLAIM = Claim("Rust and Go are free to use.", (21,), "1")
+FINDINGS = (SUPPORTED, DISPUTED, GAP)
+
+
+def check(draft: Draft, *, ledger=LEDGER, snapshots=SNAPSHOTS, findings=FINDINGS) -> list[CheckIssue]:
+    return check_draft(
+        draft, evidence=ledger, snapshots=snapshots, subquestions=SUBQUESTIONS, findings=findings
+    )
+
+
+def test_it_writes_a_report_that_passes_every_check() -> None:
+    # when
+    draft = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS)
+    # then
+    assert check(draft) == []
+    markdown = draft.markdown
+    assert markdown.startswith("# Rust vs Go?\n")
+    assert "verbatim quotes" in markdown
+    assert "- Rust and Go are free to use. [E21] [E24]\n" in markdown
+    assert markdown.index("## How do Rust and Go differ in cost?") < markdown.index("## Disputed findings")
+    assert markdown.index("## Disputed findings") < markdown.index("## To verify [证据不足]")
+    assert markdown.index("## To verify [证据不足]") < markdown.index("## References")
+
+
+def test_it_cites_every_quote_that_states_the_claim() -> None:
+    # when
+    draft = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS)
+    # then
+    body = [claim for claim in draft.claims if claim.section == "1"]
+    assert body == [Claim("Rust and Go are free to use.", (21, 24), "1")]
+
+
+def test_it_reports_disputed_findings_with_both_sides_verbatim() -> None:
+    # when
+    draft = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS)
+    # then
+    assert f'Supports [E22]: "{E_42.quote}"' in draft.markdown
+    assert f'Contradicts [E23]: "{E_35.quote}"' in draft.markdown
+    assert Claim(DISPUTED.statement, (22, 23), "disputed") in draft.claims
+
+
+def test_it_lists_gaps_to_verify_never_as_facts() -> None:
+    # when
+    draft = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS)
+    # then
+    gaps = draft.markdown.split("## To verify [证据不足]")[1].split("## References")[0]
+    assert "- [证据不足] How do Rust and Go differ in risks?" in gaps
+    assert not any("risks" in claim.text for claim in draft.claims)
+
+
+def test_it_lists_each_cited_evidence_once_in_the_references() -> None:
+    # when
+    draft = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS)
+    references = draft.markdown.split("## References")[1]
+    # then
+    assert f'[E21] "{E_FREE.quote}" — Source 10, https://s10.example/page' in references
+    for evidence_id in (21, 22, 23, 24):
+        assert references.count(f"[E{evidence_id}]") == 1
+
+
+def test_it_leaves_out_dropped_findings_and_those_sent_for_more_research() -> None:
+    # given
+    dropped = replace(SUPPORTED, resolution=Resolution.DROPPED)
+    more = replace(DISPUTED, resolution=Resolution.MORE_RESEARCH)
+    # when
+    draft = write_extractive(QUESTION, SUBQUESTIONS, (dropped, more, GAP))
+    # then
+    assert "free to use" not in draft.markdown
+    assert "42%" not in draft.markdown
+    assert "## Disputed findings" not in draft.markdown
+
+
+def test_it_writes_the_picked_side_of_a_conflict_as_a_claim() -> None:
+    # given an analyst picked the 35% side (the runner keeps only the kept links, as supports)
+    picked = finding(
+        4, ADOPTION, FindingStatus.CONFLICT, DISPUTED.statement, ((E_35, Stance.SUPPORTS),), Resolution.PICKED
+    )
+    # when
+    draft = write_extractive(QUESTION, SUBQUESTIONS, (SUPPORTED, picked, GAP))
+    # then
+    assert (
+        Claim("A second survey found that 35% of professional developers use Rust at work.", (23,), "2")
+        in draft.claims
+    )
+    assert "42%" not in draft.markdown
+    assert check(draft, findings=(SUPPORTED, picked, GAP)) == []
+
+
+def test_it_renders_model_written_claims_in_their_sections() -> None:
+    # given claims as another engine would write them
+    claims = [Claim("Neither charges a licence fee.", (21,), "1"), Claim("Nowhere to go.", (21,), "99")]
+    # when
+    draft = render_draft(QUESTION, SUBQUESTIONS, FINDINGS, claims)
+    # then the unplaced claim is neither printed nor returned
+    assert "- Neither charges a licence fee. [E21]" in draft.markdown
+    assert "Nowhere to go." not in draft.markdown
+    assert [c.section for c in draft.claims] == ["1", "disputed"]
+
+
+def test_a_check_catches_a_tampered_quote() -> None:
+    # given the snapshot changed after the quote was taken
+    draft = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS)
+    tampered = dict(SNAPSHOTS)
+    tampered[10] = SNAPSHOTS[10].replace("free", "cheap")
+    # when
+    issues = check(draft, snapshots=tampered)
+    # then
+    assert [issue.code for issue in issues] == ["quote_mismatch"]
+    assert "[E21]" in issues[0].message
+    assert issues[0].claim_index == 0
+
+
+def test_a_check_catches_a_number_absent_from_the_quote() -> None:
+    # given a claim whose figure no cited quote states
+    claims = [FREE_CLAIM, Claim("Go is used by 55% of cloud teams.", (22,), "2")]
+    draft = render_draft(QUESTION, SUBQUESTIONS, FINDINGS, claims)
+    # when
+    issues = check(draft)
+    # then
+    assert [(issue.code, issue.claim_index) for issue in issues] == [("number_not_in_quote", 1)]
+    assert "55%" in issues[0].message
+
+
+def test_a_check_accepts_a_figure_written_another_way() -> None:
+    # given "42 percent" for a quote that says "42%"
+    claims = [FREE_CLAIM, Claim("Rust is used by 42 percent of them.", (22,), "2")]
+    draft = render_draft(QUESTION, SUBQUESTIONS, FINDINGS, claims)
+    # when / then
+    assert check(draft) == []
+
+
+def test_a_check_catches_uncited_and_unknown_evidence() -> None:
+    # given
+    claims = [
+        Claim("Rust and Go are free to use.", (), "1"),
+        Claim("Rust and Go are free to use.", (99,), "1"),
+    ]
+    draft = render_draft(QUESTION, SUBQUESTIONS, FINDINGS, claims)
+    # when
+    codes = {(issue.code, issue.claim_index) for issue in check(draft)}
+    # then
+    assert ("uncited", 0) in codes
+    assert ("unknown_evidence", 1) in codes
+
+
+def test_a_check_catches_an_uncovered_subquestion() -> None:
+    # given the gap finding is missing, so nothing accounts for the risks sub-question
+    draft = write_extractive(QUESTION, SUBQUESTIONS, (SUPPORTED, DISPUTED))
+    # when
+    issues = check(draft, findings=(SUPPORTED, DISPUTED))
+    # then
+    assert [issue.code for issue in issues] == ["uncovered"]
+    assert "How do Rust and Go differ in risks?" in issues[0].message
+
+
+def test_a_check_counts_a_dropped_finding_as_covering_its_subquestion() -> None:
+    # given the analyst dropped the only finding of the risks sub-question
+    dropped_gap = replace(GAP, resolution=Resolution.DROPPED)
+    draft = write_extractive(QUESTION, SUBQUESTIONS, (SUPPORTED, DISPUTED, dropped_gap))
+    # when / then
+    assert check(draft, findings=(SUPPORTED, DISPUTED, dropped_gap)) == []
+
+
+def test_a_check_catches_a_claim_missing_from_the_markdown() -> None:
+    # given a draft whose Markdown lost a claim's marker
+    draft = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS)
+    broken = replace(draft, markdown=draft.markdown.replace("free to use. [E21] [E24]", "free to use. [E21]"))
+    # when
+    issues = check(broken)
+    # then
+    assert [issue.code for issue in issues] == ["marker_missing"]
+
+
+def test_it_drops_the_claim_a_failed_check_names_on_revision() -> None:
+    # given a first draft that fails because one quote no longer matches
+    tampered = dict(SNAPSHOTS)
+    tampered[13] = "changed"
+    first = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS)
+    issues = check(first, snapshots=tampered)
+    assert [issue.code for issue in issues] == ["quote_mismatch"]
+    # when the writer revises with the issues as feedback
+    revised = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS, feedback=issues)
+    # then the bad evidence is no longer cited and the draft passes
+    assert Claim("Rust and Go are free to use.", (21,), "1") in revised.claims
+    assert check(revised, snapshots=tampered) == []
+
+
+def test_it_drops_a_claim_named_by_a_number_issue() -> None:
+    # given an issue naming a claim by its text
+    issue = CheckIssue(
+        "number_not_in_quote", "'42%' appears in no cited quote of claim \"Rust and Go are free to use.\"", 0
+    )
+    # when
+    revised = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS, feedback=[issue])
+    # then
+    assert not any(claim.text == "Rust and Go are free to use." for claim in revised.claims)
