@@ -8,10 +8,21 @@ import time
 import pytest
 
 from tests.factories import analyst_persona, persona, researcher_persona
+from tests.stubs import web as stub_web_module
 from tests.stubs.openai_api import stub_openai  # noqa: F401  (fixture)
 from tests.stubs.tavily_api import stub_tavily  # noqa: F401  (fixture)
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+stub_web = pytest.fixture(scope="session")(stub_web_module.stub_web)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def empty_provider_cache(django_db_blocker):
+    """Pages and search results cached by an earlier run must not answer for this one."""
+    from django.core.cache import cache
+
+    cache.clear()
 
 
 @pytest.fixture

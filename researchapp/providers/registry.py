@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+
 from django.conf import settings
 
 from researchapp.providers.base import ConfigurationError, Engine, Fetcher, SearchProvider
+from researchapp.providers.cache import CachedFetcher, CachedSearch, ProviderCache
 
 SEARCH_PROVIDERS = ("local", "tavily")
 ENGINES = ("extractive", "openai")
@@ -43,6 +46,7 @@ def search_for(name: str, *, depth: str, recency_days: int | None):
     The local corpus is built by the runner from the database (it answers both roles itself).
     """
     if name == "tavily":
+        from researchapp.providers.ratelimit import RateLimitedSearch
         from researchapp.providers.search.tavily import TavilySearch
 
         search: SearchProvider = TavilySearch(
@@ -51,11 +55,27 @@ def search_for(name: str, *, depth: str, recency_days: int | None):
             depth=depth,
             days=recency_days,
         )
-        return search, http_fetcher()
+        search = RateLimitedSearch(search, rate_limiter(), rate_per_second=conf("TAVILY_RATE_PER_SECOND"))
+        return CachedSearch(search, provider_cache(), variant=f":{depth}:{recency_days or ''}"), http_fetcher()
     raise ConfigurationError(f"unknown search provider {name!r}; choose one of {', '.join(SEARCH_PROVIDERS)}")
 
 
-def http_fetcher() -> Fetcher:
+def provider_cache() -> ProviderCache:
+    from django.core.cache import cache
+
+    return ProviderCache(cache)
+
+
+@functools.cache
+def rate_limiter():
+    from researchapp.providers.ratelimit import RateLimiter
+
+    return RateLimiter(conf("REDIS_URL") or None)
+
+
+@functools.cache
+def shared_http_fetcher() -> Fetcher:
+    """One thread-safe fetcher (and its connection pool) per worker process."""
     from researchapp.providers.fetch.http import FetchConfig, HttpFetcher
 
     return HttpFetcher(
@@ -67,6 +87,11 @@ def http_fetcher() -> Fetcher:
             allowed_hosts=conf("FETCH_ALLOWED_HOSTS"),
         )
     )
+
+
+def http_fetcher() -> Fetcher:
+    """The shared fetcher behind the page cache: a page fetched once is not fetched again."""
+    return CachedFetcher(shared_http_fetcher(), provider_cache())
 
 
 def check_configuration(*, search: str, engine: str) -> None:
