@@ -17,9 +17,9 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 stub_web = pytest.fixture(scope="session")(stub_web_module.stub_web)
 
 
-@pytest.fixture(autouse=True, scope="session")
-def empty_provider_cache(django_db_blocker):
-    """Pages and search results cached by an earlier run must not answer for this one."""
+@pytest.fixture(autouse=True)
+def empty_provider_cache():
+    """Pages and search results cached by another test must not answer for this one."""
     from django.core.cache import cache
 
     cache.clear()

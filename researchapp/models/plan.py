@@ -42,7 +42,9 @@ class SubQuestion(models.Model):
     queries = models.JSONField(default=list)
     # Queries of the latest follow-up round (made by the pipeline; the approved plan stays as it was).
     followup_queries = models.JSONField(default=list, blank=True)
-    # The last collection round that finished for this sub-question (0 = never collected).
+    # The round this sub-question is due to be collected for, and the last one that finished
+    # (0 = never collected). A follow-up round raises ``due_round`` for thin sub-questions only.
+    due_round = models.PositiveSmallIntegerField(default=1)
     collected_round = models.PositiveSmallIntegerField(default=0)
     sources = models.ManyToManyField("researchapp.Source", blank=True, related_name="subquestions")
 

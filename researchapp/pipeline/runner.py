@@ -183,7 +183,11 @@ def run_collect(task: ResearchTask, subquestion: SubQuestion, round: int) -> boo
     """
     if subquestion.collected_round >= round:
         return False
-    known = frozenset(Source.objects.filter(task=task).values_list("normalized_url", flat=True))
+    # Pages this task already stored, or already failed to open (each failure is one warning, once).
+    failed = Event.objects.filter(task=task, kind=Event.Kind.WARNING, data__url__startswith="http")
+    known = frozenset(Source.objects.filter(task=task).values_list("normalized_url", flat=True)) | {
+        normalize_url(url) for url in failed.values_list("data__url", flat=True)
+    }
     if task.search_provider == "local":
         search = fetcher = local_corpus(task)
     else:
@@ -248,7 +252,7 @@ def store_evidence(task: ResearchTask, subquestion: SubQuestion, round: int) -> 
 
 def collection_complete(task: ResearchTask) -> bool:
     plan = approved_plan(task)
-    return plan is not None and not plan.subquestions.filter(collected_round__lt=task.round).exists()
+    return plan is not None and not plan.subquestions.filter(collected_round__lt=F("due_round")).exists()
 
 
 # --- analyse ------------------------------------------------------------------------------------

@@ -152,7 +152,7 @@ def start_followup_round(task: ResearchTask, subquestion_ids: list[int], *, stag
     with transaction.atomic():
         for subquestion in SubQuestion.objects.filter(pk__in=subquestion_ids):
             queries = followup_queries(runner.subquestion_value(subquestion), round=next_round)
-            SubQuestion.objects.filter(pk=subquestion.pk).update(followup_queries=list(queries))
+            SubQuestion.objects.filter(pk=subquestion.pk).update(followup_queries=list(queries), due_round=next_round)
         task.transition(Status.COLLECTING, stage=stage, round=next_round,
                         message=f"Follow-up round {next_round} for {len(subquestion_ids)} sub-questions: {reason}",
                         data={"subquestions": subquestion_ids})
@@ -230,7 +230,7 @@ def task_resume(*, task: ResearchTask, actor) -> None:
         if stage == "planning":
             enqueue("plan_task", task.pk)
         elif stage == "collecting":
-            pending = [sq.pk for sq in runner.approved_subquestions(task) if sq.collected_round < task.round]
+            pending = [sq.pk for sq in runner.approved_subquestions(task) if sq.collected_round < sq.due_round]
             enqueue_collection(task, pending)
             if not pending:
                 enqueue("finish_collection_task", task.pk)
