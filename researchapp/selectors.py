@@ -1,0 +1,382 @@
+"""Reads for views.
+
+Every selector returns what one page needs in a number of queries that does not grow with the
+number of rows: counts are subqueries, related rows are joined or prefetched, and the large
+snapshot text of a source is deferred wherever only its title and URL are shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+
+from researchapp.models import (
+    Event,
+    Evidence,
+    Finding,
+    FindingEvidence,
+    Plan,
+    ReportDraft,
+    ResearchTask,
+    Source,
+    SubQuestion,
+)
+from researchapp.pipeline.types import FindingStatus, Stance
+from researchapp.services.findings import can_request_more_research
+
+CONTEXT_CHARS = 600
+FEED_LENGTH = 50
+TASK_LIST_LENGTH = 200
+
+
+def count_of(queryset: QuerySet) -> Coalesce:
+    """A correlated COUNT over ``queryset`` (filtered on ``task=OuterRef("pk")``) as an annotation.
+
+    Subqueries instead of ``Count`` over joins: several counts over different relations would
+    multiply each other's rows.
+    """
+    counted = queryset.order_by().values("task").annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
+def with_counts(tasks: QuerySet) -> QuerySet:
+    task = OuterRef("pk")
+    return tasks.annotate(
+        n_sources=count_of(Source.objects.filter(task=task)),
+        n_independent=count_of(Source.objects.filter(task=task, is_primary=True)),
+        n_findings=count_of(Finding.objects.filter(task=task)),
+        n_needing_review=count_of(Finding.objects.filter(task=task).needing_review()),
+        n_warnings=count_of(Event.objects.filter(task=task, kind=Event.Kind.WARNING)),
+        plan_version=Subquery(
+            Plan.objects.filter(task=task).order_by("-version").values("version")[:1],
+            output_field=IntegerField(),
+        ),
+        draft_version=Subquery(
+            ReportDraft.objects.filter(task=task).order_by("-version").values("version")[:1],
+            output_field=IntegerField(),
+        ),
+    )
+
+
+# --- tasks ----------------------------------------------------------------------------------------
+
+
+def visible_task(task_id: int, user) -> ResearchTask:
+    """The task if ``user`` may see it; 404 otherwise, so nobody learns which ids exist."""
+    return get_object_or_404(ResearchTask.objects.visible_to(user).select_related("owner"), pk=task_id)
+
+
+def task_list_for(user) -> list[ResearchTask]:
+    """Analysts see every task, researchers their own; newest first, with counts."""
+    tasks = ResearchTask.objects.visible_to(user).select_related("owner")
+    return list(with_counts(tasks)[:TASK_LIST_LENGTH])
+
+
+@dataclass(frozen=True)
+class TaskDetail:
+    task: ResearchTask
+    plan: Plan | None
+    draft: ReportDraft | None
+    events: list[Event]
+    warnings: list[Event]
+
+    @property
+    def running(self) -> bool:
+        return self.task.is_running
+
+    @property
+    def steps(self) -> list[Step]:
+        """The pipeline as a row of steps: done, current (or failed) and still to come."""
+        status = self.task.status
+        if status == ResearchTask.Status.FAILED:
+            status, current_state = self.task.failed_stage or ResearchTask.Status.PLANNING, "failed"
+        else:
+            current_state = "current"
+        names = [value for value, _ in PIPELINE]
+        at = names.index(status) if status in names else -1
+        steps = []
+        for i, (value, label) in enumerate(PIPELINE):
+            if at < 0:
+                state = "todo"
+            elif i < at or (i == at and value == ResearchTask.Status.APPROVED):
+                state = "done"
+            else:
+                state = current_state if i == at else "todo"
+            steps.append(Step(label=label, state=state))
+        return steps
+
+    @property
+    def can_cancel(self) -> bool:
+        return self.task.can_move_to(ResearchTask.Status.CANCELLED)
+
+
+@dataclass(frozen=True)
+class Step:
+    label: str
+    state: str  # "done", "current", "failed" or "todo"
+
+
+PIPELINE = [
+    (ResearchTask.Status.SUBMITTED, "submitted"),
+    (ResearchTask.Status.PLANNING, "planning"),
+    (ResearchTask.Status.AWAITING_PLAN_REVIEW, "plan review"),
+    (ResearchTask.Status.COLLECTING, "collecting"),
+    (ResearchTask.Status.ANALYSING, "analysing"),
+    (ResearchTask.Status.AWAITING_EVIDENCE_REVIEW, "evidence review"),
+    (ResearchTask.Status.WRITING, "writing"),
+    (ResearchTask.Status.AWAITING_REPORT_REVIEW, "report review"),
+    (ResearchTask.Status.APPROVED, "approved"),
+]
+
+
+def task_detail(task_id: int, user) -> TaskDetail:
+    tasks = ResearchTask.objects.visible_to(user).select_related("owner")
+    task = get_object_or_404(with_counts(tasks), pk=task_id)
+    warnings = Event.objects.filter(task=task, kind=Event.Kind.WARNING).order_by("-id")[:FEED_LENGTH]
+    return TaskDetail(
+        task=task,
+        plan=task.plans.select_related("decided_by").order_by("-version").first(),
+        draft=task.drafts.select_related("approved_by").order_by("-version").first(),
+        events=events_for(task),
+        warnings=list(reversed(warnings)),
+    )
+
+
+def events_for(task: ResearchTask, after_id: int | None = None, limit: int = FEED_LENGTH) -> list[Event]:
+    """The progress feed in order: the events after ``after_id``, or the last ``limit`` events."""
+    events = Event.objects.filter(task=task).select_related("actor")
+    if after_id is not None:
+        return list(events.filter(id__gt=after_id).order_by("id")[:limit])
+    return list(reversed(events.order_by("-id")[:limit]))
+
+
+# --- plan -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlanReview:
+    task: ResearchTask
+    plan: Plan | None
+    subquestions: list[SubQuestion]
+    earlier: list[Plan]  # earlier versions, newest first, with the feedback that replaced them
+
+    @property
+    def editable(self) -> bool:
+        return (
+            self.plan is not None
+            and self.plan.is_editable
+            and self.task.status == ResearchTask.Status.AWAITING_PLAN_REVIEW
+        )
+
+
+def plan_for_review(task: ResearchTask) -> PlanReview:
+    plans = list(task.plans.select_related("decided_by").order_by("-version"))
+    plan = plans[0] if plans else None
+    subquestions = list(plan.subquestions.order_by("order", "id")) if plan else []
+    return PlanReview(task=task, plan=plan, subquestions=subquestions, earlier=plans[1:])
+
+
+# --- evidence review ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FindingItem:
+    finding: Finding
+    supports: list[FindingEvidence]
+    contradicts: list[FindingEvidence]
+
+    @property
+    def needs_review(self) -> bool:
+        return self.finding.needs_review
+
+    @property
+    def sides(self) -> list[tuple[str, list[FindingEvidence], str, str, str]]:
+        """(side, its links, the decision that picks it, its heading, the button's test id)."""
+        return [
+            ("supports", self.supports, "pick_supports", "Side A — these sources say so",
+             "decide-pick-supports"),
+            ("contradicts", self.contradicts, "pick_contradicts", "Side B — these sources disagree",
+             "decide-pick-contradicts"),
+        ]
+
+
+@dataclass(frozen=True)
+class FindingsReview:
+    task: ResearchTask
+    conflicts: list[FindingItem] = field(default_factory=list)
+    insufficient: list[FindingItem] = field(default_factory=list)
+    supported: list[FindingItem] = field(default_factory=list)
+    can_more_research: bool = False
+
+    @property
+    def pending(self) -> int:
+        return sum(item.needs_review for item in [*self.conflicts, *self.insufficient])
+
+    @property
+    def open(self) -> bool:
+        return self.task.status == ResearchTask.Status.AWAITING_EVIDENCE_REVIEW
+
+    @property
+    def rounds_left(self) -> int:
+        return max(self.task.max_rounds - self.task.round, 0)
+
+
+def _links_prefetch() -> Prefetch:
+    links = (
+        FindingEvidence.objects.select_related("evidence__source")
+        .defer("evidence__source__text")
+        .order_by("stance", "-evidence__score", "evidence_id")
+    )
+    return Prefetch("links", queryset=links)
+
+
+def findings_for_review(task: ResearchTask) -> FindingsReview:
+    """Conflicts with both sides' evidence and sources, [证据不足] items, and what is supported."""
+    rows = (
+        Finding.objects.filter(task=task)
+        .select_related("subquestion", "resolved_by")
+        .prefetch_related(_links_prefetch())
+        .order_by("subquestion__order", "id")
+    )
+    review = FindingsReview(task=task, can_more_research=can_request_more_research(task))
+    by_status = {
+        FindingStatus.CONFLICT: review.conflicts,
+        FindingStatus.INSUFFICIENT: review.insufficient,
+        FindingStatus.SUPPORTED: review.supported,
+    }
+    for finding in rows:
+        links = list(finding.links.all())
+        item = FindingItem(
+            finding=finding,
+            supports=[link for link in links if link.stance == Stance.SUPPORTS],
+            contradicts=[link for link in links if link.stance == Stance.CONTRADICTS],
+        )
+        by_status[FindingStatus(finding.status)].append(item)
+    return review
+
+
+def finding_in_task(task: ResearchTask, finding_id: int) -> Finding:
+    return get_object_or_404(Finding.objects.select_related("task"), pk=finding_id, task=task)
+
+
+# --- report ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReportView:
+    task: ResearchTask
+    draft: ReportDraft | None
+    evidence: list[Evidence]  # the cited rows, in the order the report first cites them
+    earlier: list[ReportDraft]
+
+    @property
+    def evidence_ids(self) -> frozenset[int]:
+        return frozenset(e.pk for e in self.evidence)
+
+    @property
+    def reviewable(self) -> bool:
+        return (
+            self.draft is not None
+            and self.task.status == ResearchTask.Status.AWAITING_REPORT_REVIEW
+            and self.draft.status == ReportDraft.Status.CHECKED
+        )
+
+    @property
+    def approved(self) -> bool:
+        return self.draft is not None and self.draft.status == ReportDraft.Status.APPROVED
+
+
+def report_for(task: ResearchTask) -> ReportView:
+    drafts = list(
+        task.drafts.select_related("approved_by").defer("markdown", "claims").order_by("-version")[:10]
+    )
+    draft = task.drafts.select_related("approved_by").order_by("-version").first()
+    evidence: list[Evidence] = []
+    if draft is not None:
+        ids = draft.cited_evidence_ids
+        rows = Evidence.objects.filter(task=task, pk__in=ids).select_related("source").defer("source__text")
+        by_id = {row.pk: row for row in rows}
+        evidence = [by_id[i] for i in ids if i in by_id]
+    return ReportView(task=task, draft=draft, evidence=evidence, earlier=drafts[1:])
+
+
+def approved_report(task: ResearchTask) -> ReportDraft | None:
+    return (
+        task.drafts.filter(status=ReportDraft.Status.APPROVED)
+        .select_related("task", "approved_by")
+        .order_by("-version")
+        .first()
+    )
+
+
+# --- evidence in context --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EvidenceContext:
+    evidence: Evidence
+    source: Source
+    before: str
+    quote: str
+    after: str
+    clipped_before: bool
+    clipped_after: bool
+    verified: bool
+
+
+def evidence_context(evidence_id: int, user, chars: int = CONTEXT_CHARS) -> EvidenceContext:
+    """The quote inside its stored snapshot, with about ``chars`` characters either side."""
+    visible = ResearchTask.objects.visible_to(user).values("pk")
+    evidence = get_object_or_404(
+        Evidence.objects.select_related("source", "task", "subquestion"), pk=evidence_id, task__in=visible
+    )
+    source = evidence.source
+    text = source.text
+    if evidence.end > len(text):
+        raise Http404("The quote lies outside its source snapshot.")
+    start = max(evidence.start - chars, 0)
+    end = min(evidence.end + chars, len(text))
+    return EvidenceContext(
+        evidence=evidence,
+        source=source,
+        before=text[start : evidence.start],
+        quote=text[evidence.start : evidence.end],
+        after=text[evidence.end : end],
+        clipped_before=start > 0,
+        clipped_after=end < len(text),
+        verified=evidence.verify(),
+    )
+
+
+# --- review queue ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReviewQueue:
+    plans: list[ResearchTask]
+    evidence: list[ResearchTask]
+    reports: list[ResearchTask]
+
+    @property
+    def total(self) -> int:
+        return len(self.plans) + len(self.evidence) + len(self.reports)
+
+
+def review_queue(user) -> ReviewQueue:
+    """Every task waiting for an analyst, oldest wait first, grouped by gate."""
+    Status = ResearchTask.Status
+    tasks = with_counts(
+        ResearchTask.objects.visible_to(user).filter(status__in=ResearchTask.AWAITING).select_related("owner")
+    ).order_by("updated_at", "id")
+    groups: dict[str, list[ResearchTask]] = {status: [] for status in ResearchTask.AWAITING}
+    for task in tasks:
+        groups[task.status].append(task)
+    return ReviewQueue(
+        plans=groups[Status.AWAITING_PLAN_REVIEW],
+        evidence=groups[Status.AWAITING_EVIDENCE_REVIEW],
+        reports=groups[Status.AWAITING_REPORT_REVIEW],
+    )

@@ -1,0 +1,18 @@
+from django.urls import path
+
+from researchapp import views
+
+urlpatterns = [
+    path("", views.task_list, name="task_list"),
+    path("tasks/new/", views.task_submit, name="task_submit"),
+    path("tasks/<int:task_id>/", views.task_detail, name="task_detail"),
+    path("tasks/<int:task_id>/progress/", views.task_progress, name="task_progress"),
+    path("tasks/<int:task_id>/plan/", views.plan_review, name="plan_review"),
+    path("tasks/<int:task_id>/evidence/", views.evidence_review, name="evidence_review"),
+    path("tasks/<int:task_id>/report/", views.report_view, name="report_view"),
+    path("tasks/<int:task_id>/cancel/", views.task_cancel, name="task_cancel"),
+    path("tasks/<int:task_id>/resume/", views.task_resume, name="task_resume"),
+    path("tasks/<int:task_id>/export.md", views.export_markdown, name="export_markdown"),
+    path("tasks/<int:task_id>/export.pdf", views.export_pdf, name="export_pdf"),
+    path("evidence/<int:evidence_id>/", views.evidence_context, name="evidence_context"),
+]
