@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
+from researchapp.demo import DEMO_QUESTION
 from researchapp.models import (
+    Corpus,
     Event,
     Evidence,
     Finding,
@@ -380,3 +383,11 @@ def review_queue(user) -> ReviewQueue:
         evidence=groups[Status.AWAITING_EVIDENCE_REVIEW],
         reports=groups[Status.AWAITING_REPORT_REVIEW],
     )
+
+
+def demo_question() -> str:
+    """The demo question, while the corpus browser tasks search is the invented demo corpus."""
+    if settings.RESEARCH["SEARCH_PROVIDER"] != "local":
+        return ""
+    invented = Corpus.objects.filter(name=settings.RESEARCH["DEFAULT_CORPUS"], invented=True).exists()
+    return DEMO_QUESTION if invented else ""

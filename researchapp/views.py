@@ -56,11 +56,17 @@ def _require_analyst(request: HttpRequest) -> None:
 @login_required
 @require_GET
 def task_list(request: HttpRequest) -> HttpResponse:
-    return _task_list_page(request, SubmitForm())
+    demo = selectors.demo_question()
+    return _task_list_page(request, SubmitForm(initial={"question": demo} if demo else None))
 
 
 def _task_list_page(request: HttpRequest, form: SubmitForm, status: int = 200) -> HttpResponse:
-    context = {"form": form, "tasks": selectors.task_list_for(request.user), "can_submit": can_submit(request.user)}
+    context = {
+        "form": form,
+        "tasks": selectors.task_list_for(request.user),
+        "can_submit": can_submit(request.user),
+        "demo_question": selectors.demo_question(),
+    }
     return render(request, "task_list.html", context, status=status)
 
 

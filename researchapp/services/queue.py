@@ -12,8 +12,9 @@ from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from celery import current_app
 from django.db import transaction
+
+from researchapp.celery import app
 
 _inline: contextvars.ContextVar[deque | None] = contextvars.ContextVar("inline_queue", default=None)
 
@@ -25,7 +26,9 @@ def enqueue(name: str, *args: int) -> None:
         # each stage checks the task's status first, so one queued by a rolled-back call is a no-op.
         queue.append((name, args))
     else:
-        transaction.on_commit(lambda: current_app.send_task(f"researchapp.tasks.{name}", args=args))
+        # Our app, not ``current_app``: in a request thread of a threaded server ``current_app``
+        # is Celery's fallback app, whose broker is not ours.
+        transaction.on_commit(lambda: app.send_task(f"researchapp.tasks.{name}", args=args))
 
 
 @contextmanager
