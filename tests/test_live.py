@@ -131,3 +131,37 @@ def test_it_does_not_fetch_a_page_twice_for_a_second_task(settings, stub_web, st
 def test_the_cli_reports_an_unknown_corpus_path_clearly(tmp_path):
     with pytest.raises(CommandError, match="does not exist"):
         call_command("research", QUESTION, "--corpus", str(tmp_path / "missing"), stdout=StringIO())
+
+
+def test_a_task_whose_model_keeps_answering_nonsense_fails_with_the_reason_keeps_its_evidence_and_resumes(
+    settings, stub_web, stub_tavily, stub_openai, tmp_path
+):
+    from researchapp.models import Evidence, Source
+    from researchapp.services.queue import drain, inline
+    from researchapp.services.tasks import task_resume
+    from tests.stubs.openai_api import by_stage, default_responder
+
+    # given a model that answers the analysis stage with something that is not JSON, every time
+    stub_tavily.results = web_results(stub_web)
+    stub_openai.responder = by_stage(analyse="I think the lagoon is great!")
+    live_settings(settings, web=stub_web, tavily=stub_tavily, openai=stub_openai)
+
+    # when the task runs, it fails at analysis with the reason, and keeps what it collected
+    with pytest.raises(SystemExit):
+        research(QUESTION, "--auto-approve", "--json", str(tmp_path / "out.json"))
+    task = ResearchTask.objects.get()
+    assert task.status == ResearchTask.Status.FAILED and task.failed_stage == "analysing"
+    assert "rejected twice" in task.failure_reason and "not valid JSON" in task.failure_reason
+    sources, evidence = Source.objects.count(), Evidence.objects.count()
+    assert sources and evidence
+    searches = len(stub_tavily.searches)
+
+    # when the model is fixed and the task resumed, it finishes without collecting again
+    stub_openai.responder = default_responder
+    with inline() as queue:
+        task_resume(task=task, actor=None)
+        drain(queue)
+    task.refresh_from_db()
+    assert task.status == ResearchTask.Status.APPROVED
+    assert (Source.objects.count(), Evidence.objects.count()) == (sources, evidence)
+    assert len(stub_tavily.searches) == searches

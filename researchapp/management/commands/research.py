@@ -55,7 +55,9 @@ class Command(BaseCommand):
         if json_out:
             json_out.write_text(json.dumps(data, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
         for warning in data["warnings"]:
-            self.stderr.write(f"warning: {warning['message']}")
+            url = warning.get("url", "")
+            where = f" ({url})" if url and url not in warning["message"] else ""
+            self.stderr.write(f"warning: {warning['message']}{where}")
         self.stdout.write(
             f"task {task.pk}: {task.get_status_display()} — {len(data['sources'])} sources, "
             f"{len(data['evidence'])} quotes, {len(data['findings'])} findings"
