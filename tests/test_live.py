@@ -144,7 +144,7 @@ def test_a_task_whose_model_keeps_answering_nonsense_fails_with_the_reason_keeps
     # given a model that answers the analysis stage with something that is not JSON, every time
     stub_tavily.results = web_results(stub_web)
     stub_openai.responder = by_stage(analyse="I think the lagoon is great!")
-    live_settings(settings, web=stub_web, tavily=stub_tavily, openai=stub_openai)
+    live_settings(settings, web=stub_web, tavily=stub_tavily, openai=stub_openai, AUTO_FOLLOWUP="never")
 
     # when the task runs, it fails at analysis with the reason, and keeps what it collected
     with pytest.raises(SystemExit):
