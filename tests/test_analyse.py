@@ -203,3 +203,127 @@ def test_it_keeps_keys_stable_so_a_rerun_upserts() -> None:
     # then
     assert first == again
     assert len({f.key for f in first}) == len(first)
+
+
+# --- comparisons: a disagreement needs one subject, one attribute and two values ---------------
+
+PERFORMANCE = SubQuestion(
+    9,
+    "How do Alpha and Beta differ in performance?",
+    ("Alpha vs Beta performance efficiency", "Alpha performance efficiency", "Beta performance efficiency"),
+)
+COST = SubQuestion(
+    10,
+    "How do Alpha and Beta differ in cost?",
+    ("Alpha vs Beta cost price", "Alpha cost price", "Beta cost price"),
+)
+MAKER = "Alpha Energy states that the Alpha X1 has a round-trip efficiency of 92 percent."
+LAB = "In our measurements the round-trip efficiency of the Alpha battery was 85 percent."
+
+
+def conflicts_in(findings) -> list:
+    return [f for f in findings if f.status is FindingStatus.CONFLICT]
+
+
+def test_it_flags_the_one_real_disagreement_with_every_source_on_each_side() -> None:
+    # given the maker's claim, its syndicated reprint (same cluster) and an independent lab
+    maker = evidence(1, MAKER, cluster="alpha", score=2.0)
+    reprint = evidence(2, MAKER, cluster="alpha", score=1.9)
+    lab = evidence(3, LAB + " The Beta battery reached a round-trip efficiency of 94 percent.", cluster="lab")
+    # when
+    (conflict,) = conflicts_in(analyse_extractive(PERFORMANCE, [maker, reprint, lab]))
+    # then
+    assert (
+        conflict.statement
+        == "Sources disagree on the round-trip efficiency of Alpha X1: 92 percent vs 85 percent"
+    )
+    assert {(link.evidence_id, link.stance) for link in conflict.links} == {
+        (1, Stance.SUPPORTS),
+        (2, Stance.SUPPORTS),
+        (3, Stance.CONTRADICTS),
+    }
+
+
+def test_it_does_not_flag_two_products_prices_or_a_price_difference() -> None:
+    # given one source with both prices and a difference, and another with the Alpha's price
+    watch = evidence(
+        1,
+        "The Alpha costs 4,200 euros. The Beta costs 5,100 euros, 900 euros more than the Alpha.",
+        cluster="watch",
+        score=2.0,
+    )
+    maker = evidence(2, "The Alpha battery costs 4,200 euros before installation.", cluster="alpha")
+    review = evidence(
+        3, "The Beta battery costs 5,100 euros in its standard configuration.", cluster="review"
+    )
+    # when / then
+    assert conflicts_in(analyse_extractive(COST, [watch, maker, review])) == []
+
+
+def test_it_does_not_flag_a_market_share_against_an_efficiency() -> None:
+    # given two percentages about the Beta that measure different things
+    market = evidence(
+        1, "The Beta battery held 18 percent of the home storage market.", cluster="a", score=2.0
+    )
+    lab = evidence(2, "The Beta battery reached a round-trip efficiency of 94 percent.", cluster="b")
+    generic = SubQuestion(11, "What do we know about the Beta battery?", ("Beta battery",))
+    # when / then
+    assert conflicts_in(analyse_extractive(generic, [market, lab])) == []
+
+
+def test_it_reports_a_disagreement_only_under_the_dimension_it_belongs_to() -> None:
+    # given the efficiency disagreement in passages that also give prices
+    maker = evidence(1, MAKER + " The Alpha X1 costs 4,200 euros.", cluster="alpha", score=2.0)
+    lab = evidence(2, LAB + " We paid 4,200 euros for it.", cluster="lab")
+    # when
+    under_cost = analyse_extractive(COST, [maker, lab])
+    under_performance = analyse_extractive(PERFORMANCE, [maker, lab])
+    # then
+    assert conflicts_in(under_cost) == []
+    assert len(conflicts_in(under_performance)) == 1
+
+
+def test_it_never_states_a_heading_and_picks_the_sentence_that_answers_the_dimension() -> None:
+    # given a quote that opens with a Markdown heading and an unrelated first sentence
+    quote = "# Beta home battery review\n\nThe Beta uses lithium iron phosphate cells. The Beta costs 5,100 euros."
+    review = evidence(1, quote, cluster="review")
+    # when
+    (finding,) = analyse_extractive(COST, [review])
+    # then
+    assert finding.statement == "The Beta costs 5,100 euros."
+
+
+def test_it_does_not_repeat_a_statement_within_a_subquestion() -> None:
+    # given the same sentence in two independent sources, and in a longer quote of one of them
+    one = evidence(1, "The Alpha costs 4,200 euros.", cluster="a", score=2.0)
+    two = evidence(2, "The Alpha costs 4,200 euros.", cluster="b", score=1.5)
+    three = evidence(3, "Prices vary. The Alpha costs 4,200 euros.", cluster="a", score=1.0, source_id=1)
+    # when
+    findings = analyse_extractive(COST, [one, two, three])
+    # then
+    statements = [f.statement for f in findings]
+    assert statements.count("The Alpha costs 4,200 euros.") == 1
+    assert findings[0].confidence == "high"
+
+
+def test_it_states_each_part_of_a_two_part_question() -> None:
+    # given one quote that answers both parts, in two sentences
+    question = SubQuestion(
+        12,
+        "When was the Greywater lighthouse built and how tall is it?",
+        ("Greywater lighthouse built tall",),
+    )
+    history = evidence(
+        1,
+        "The Greywater lighthouse was built in 1871 on the northern tip of the peninsula. "
+        "Its granite tower is 31 metres tall.",
+        cluster="a",
+    )
+    # when
+    findings = analyse_extractive(question, [history])
+    # then
+    assert [f.statement for f in findings] == [
+        "The Greywater lighthouse was built in 1871 on the northern tip of the peninsula.",
+        "Its granite tower is 31 metres tall.",
+    ]
+    assert len({f.key for f in findings}) == 2

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from researchapp.pipeline.evidence import MAX_PASSAGE_CHARS, MAX_PER_SOURCE, select_passages, split_passages
+from researchapp.pipeline.analyse import analyse_extractive
+from researchapp.pipeline.evidence import (
+    MAX_PASSAGE_CHARS,
+    MAX_PER_SOURCE,
+    passages_with_headings,
+    select_passages,
+    split_passages,
+)
 from researchapp.pipeline.types import Source, SubQuestion
 
 HEAT_PUMP_PAGE = """Heat pumps explained
@@ -34,15 +41,49 @@ def source(source_id: int, text: str, *, title: str = "", density: float = 1.0, 
     )
 
 
-def test_it_splits_paragraphs_with_exact_stripped_offsets_and_merges_headings() -> None:
+def test_it_splits_paragraphs_with_exact_stripped_offsets_and_starts_quotes_below_headings() -> None:
     # when
     spans = split_passages(HEAT_PUMP_PAGE)
     passages = [HEAT_PUMP_PAGE[start:end] for start, end in spans]
-    # then each heading travels with the paragraph under it
-    assert passages[0].startswith("Heat pumps explained\n\nA heat pump moves heat")
-    assert passages[1].startswith("Installation costs\n\nInstalling an air-source heat pump")
+    # then each passage starts at its paragraph, not at the heading above it
+    assert passages[0].startswith("A heat pump moves heat")
+    assert passages[1].startswith("Installing an air-source heat pump")
     assert passages[1].endswith("within a week.")
     assert all(p == p.strip() for p in passages)
+
+
+def test_it_keeps_markdown_headings_out_of_passages_but_finds_passages_by_their_heading() -> None:
+    # given a Markdown page whose section heading alone names what its paragraph is about
+    text = (
+        "# Greywater heat pumps\n\nThe units were installed in 2021 across the district.\n\n"
+        "## Noise complaints\n\nNeighbours reported a low hum at night from two of the units.\n"
+    )
+    # when
+    spans = passages_with_headings(text)
+    passages = select_passages(SubQuestion(1, "Noise complaints", ()), [source(1, text)])
+    # then no passage starts with a heading, offsets stay exact, and the heading still ranks
+    assert [text[start:end] for (start, end), _ in spans] == [
+        "The units were installed in 2021 across the district.",
+        "Neighbours reported a low hum at night from two of the units.",
+    ]
+    assert [text[s:e] for s, e in spans[1][1]] == ["## Noise complaints"]
+    assert [p.quote for p in passages] == ["Neighbours reported a low hum at night from two of the units."]
+
+
+def test_it_treats_a_title_line_above_a_paragraph_as_a_heading_of_extracted_text() -> None:
+    # given extracted text: one line per paragraph, the title on its own line
+    text = "How the light works today\nSince 1988 the light has been monitored remotely from the port town."
+    # when
+    (span,) = split_passages(text)
+    # then
+    assert text[span[0] : span[1]] == "Since 1988 the light has been monitored remotely from the port town."
+
+
+def test_it_keeps_a_list_of_short_lines_as_content() -> None:
+    # given five short lines with no full stop and no paragraph under them
+    text = "\n".join(f"Model {name} battery" for name in ("Alpha", "Beta", "Gamma", "Delta", "Omega"))
+    # when / then nothing is lost as a heading
+    assert [text[s:e] for s, e in split_passages(text)] == [text]
 
 
 def test_it_cuts_a_long_paragraph_into_windows_of_whole_sentences() -> None:
@@ -172,3 +213,69 @@ def test_it_selects_passages_for_a_chinese_subquestion() -> None:
     # then
     assert [p.quote for p in passages] == [text]  # short paragraphs merge into one passage
     assert text[passages[0].start : passages[0].end] == passages[0].quote
+
+
+# --- dimension sub-questions take only passages that speak to the dimension ----------------------
+
+BATTERY_PAGES = [
+    "The Alpha home battery uses sodium-ion cells and suits houses with rooftop solar panels.",
+    "The Alpha home battery costs 4,200 euros before installation.",
+    "The Beta home battery held 18 percent of the home storage market in 2025.",
+    "In our test the round-trip efficiency of the Beta home battery was 94 percent.",
+]
+
+
+def comparison(dimension: str, extra: str) -> SubQuestion:
+    return SubQuestion(
+        1,
+        f"How do Alpha home battery and Beta home battery differ in {dimension}?",
+        (
+            f"Alpha home battery vs Beta home battery {extra}",
+            f"Alpha home battery {extra}",
+            f"Beta home battery {extra}",
+        ),
+    )
+
+
+def selected(subquestion: SubQuestion) -> list[str]:
+    sources = [source(i + 1, text) for i, text in enumerate(BATTERY_PAGES)]
+    return [p.quote for p in select_passages(subquestion, sources)]
+
+
+def test_it_gives_each_dimension_the_passages_that_speak_to_it() -> None:
+    assert selected(comparison("cost", "cost pricing price")) == [BATTERY_PAGES[1]]
+    assert selected(comparison("performance", "performance benchmark")) == [BATTERY_PAGES[3]]
+    assert selected(comparison("adoption and popularity", "adoption market share")) == [BATTERY_PAGES[2]]
+
+
+def test_it_gives_a_dimension_no_passage_when_pages_only_name_the_subject() -> None:
+    # given pages that name both batteries but say nothing of risks or limitations
+    subquestion = comparison("risks and limitations", "risks limitations drawbacks")
+    # when
+    passages = select_passages(subquestion, [source(i + 1, text) for i, text in enumerate(BATTERY_PAGES)])
+    # then there is nothing to analyse: the analysis reports [证据不足]
+    assert passages == []
+    (finding,) = analyse_extractive(subquestion, [])
+    assert finding.statement.startswith("[证据不足] How do Alpha home battery")
+
+
+def test_it_counts_an_amount_of_money_as_speaking_to_cost() -> None:
+    # given a price written only as an amount
+    page = "The Alpha home battery: €4,200 for the 10 kWh model, the Beta home battery: €5,100."
+    # when / then
+    assert selected_from(page, comparison("cost", "cost")) == [page]
+
+
+def test_it_reads_the_dimension_of_a_chinese_subquestion() -> None:
+    # given one passage on price and one on market share, both naming both options
+    price = "电动汽车和燃油车的价格差距正在缩小。"
+    share = "电动汽车和燃油车的市场份额此消彼长，电动汽车和燃油车都有大量用户。"
+    subquestion = SubQuestion(1, "电动汽车和燃油车在成本方面有何不同？", ("电动汽车 燃油车 成本 价格",))
+    # when
+    passages = select_passages(subquestion, [source(1, share), source(2, price)])
+    # then
+    assert [p.quote for p in passages] == [price]
+
+
+def selected_from(text: str, subquestion: SubQuestion) -> list[str]:
+    return [p.quote for p in select_passages(subquestion, [source(1, text)])]

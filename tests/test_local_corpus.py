@@ -119,3 +119,16 @@ def test_it_searches_a_thousand_documents_quickly() -> None:
     elapsed = time.perf_counter() - started
     # then
     assert elapsed < 0.5
+
+
+def test_it_never_gives_a_heading_as_the_snippet() -> None:
+    # given a Markdown page whose heading matches the query best
+    page = Document(
+        url="https://energy.example/review",
+        title="Review",
+        text="# Heat pump review: heat pump energy\n\nThe heat pump saved energy all winter.",
+    )
+    # when
+    (hit,) = LocalCorpus([page]).search("heat pump energy review", max_results=1)
+    # then
+    assert hit.snippet == "The heat pump saved energy all winter."

@@ -47,8 +47,13 @@ def test_it_gives_a_comparison_dimension_subquestions_not_one_per_option() -> No
     assert texts[0] == "How do PostgreSQL and MySQL differ in cost for analytics?"
     assert any("performance" in text for text in texts)
     assert any("risks" in text for text in texts)
-    # and every query carries both options and the question's context
-    assert all("PostgreSQL" in q and "MySQL" in q and "analytics" in q for q in all_queries(plan))
+    # and every query carries the question's context; the first sets both options side by side
+    # and the others name one option each, to find pages about that option alone
+    assert all("analytics" in q for q in all_queries(plan))
+    for sq in plan.subquestions:
+        first, *others = sq.queries
+        assert "PostgreSQL vs MySQL" in first
+        assert [("PostgreSQL" in q, "MySQL" in q) for q in others] == [(True, False), (False, True)]
 
 
 def test_it_asks_chinese_comparisons_in_chinese() -> None:
@@ -57,7 +62,8 @@ def test_it_asks_chinese_comparisons_in_chinese() -> None:
     # then
     assert plan.intent is Intent.COMPARATIVE
     assert plan.subquestions[0].text == "电动汽车和燃油车在成本方面有何不同？"
-    assert all("电动汽车" in q and "燃油车" in q for q in all_queries(plan))
+    assert all("电动汽车 燃油车" in sq.queries[0] for sq in plan.subquestions)
+    assert all(any("燃油车" in q and "电动汽车" not in q for q in sq.queries) for sq in plan.subquestions)
 
 
 def test_it_does_not_treat_an_either_or_idiom_as_a_comparison() -> None:
@@ -152,3 +158,55 @@ def test_it_is_deterministic() -> None:
 def test_it_refuses_an_empty_question(question: str) -> None:
     with pytest.raises(ValueError, match="empty"):
         plan_extractive(question)
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        (
+            "When was the Greywater Point lighthouse built and how tall is it?",
+            "the Greywater Point lighthouse",
+        ),
+        ("How tall is the Greywater Point lighthouse?", "the Greywater Point lighthouse"),
+        (
+            "What is the mating season of the Patagonian toothfish?",
+            "the mating season of the Patagonian toothfish",
+        ),
+        ("Where was Barack Obama born?", "Barack Obama"),
+        ("Why do cats purr?", "cats"),
+        ("What does CRISPR stand for?", "CRISPR"),
+        ("What are the health effects of microplastics?", "health effects of microplastics"),
+    ],
+)
+def test_it_reads_the_noun_phrase_a_question_is_about(question: str, subject: str) -> None:
+    assert read_question(question).subject == subject
+
+
+def test_it_fills_templates_with_the_subject_but_searches_with_every_key_term() -> None:
+    # when
+    plan = plan_extractive("When was the Greywater Point lighthouse built and how tall is it?")
+    # then the templates read naturally
+    assert (
+        plan.subquestions[1].text
+        == "What are the key facts and figures about the Greywater Point lighthouse?"
+    )
+    # and the queries still carry what the question asks
+    assert all("built" in q and "tall" in q for q in all_queries(plan))
+
+
+def test_it_asks_a_comparison_that_names_its_own_criterion_as_asked_too() -> None:
+    # when
+    criterion = plan_extractive("Which band was formed first, The Exies or Circus Diablo?")
+    bare = plan_extractive("Compare the Kestrel home battery and the Osprey home battery")
+    # then
+    assert criterion.subquestions[0].text == "Which band was formed first, The Exies or Circus Diablo?"
+    assert len(criterion.subquestions) == 5
+    assert "differ in cost" in bare.subquestions[0].text
+    assert (
+        len(
+            plan_extractive(
+                "Which band was formed first, The Exies or Circus Diablo?", depth="deep"
+            ).subquestions
+        )
+        == 6
+    )

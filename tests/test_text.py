@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from researchapp.pipeline.text import (
-    BM25,
-    extract_quantities,
-    split_paragraphs,
-    split_sentences,
-    tokenize,
-)
+from researchapp.pipeline.quantities import extract_quantities, read_figures
+from researchapp.pipeline.text import BM25, split_paragraphs, split_sentences, tokenize
 
 
 def test_it_lowercases_words_and_drops_stopwords() -> None:
@@ -153,3 +148,76 @@ def test_it_reads_a_four_digit_count_of_things_as_a_number_not_a_year() -> None:
     # then
     assert (count.kind, count.unit) == ("number", "worker")
     assert year.kind == "year"
+
+
+def test_it_ends_a_markdown_heading_line_at_its_newline() -> None:
+    # given a heading written directly above its paragraph, long enough to pass for a wrapped line
+    text = "# A long heading about the Greywater Point lighthouse\nThe lighthouse was built in 1871."
+    # when
+    sentences = [text[start:end] for start, end in split_sentences(text)]
+    # then
+    assert sentences == [
+        "# A long heading about the Greywater Point lighthouse",
+        "The lighthouse was built in 1871.",
+    ]
+
+
+def test_it_reads_the_subject_and_the_attribute_of_each_figure() -> None:
+    # given
+    text = (
+        "In our test the round-trip efficiency of the Alpha battery was 85 percent. "
+        "The Beta battery held 18 percent of the home storage market in 2025."
+    )
+    # when
+    figures = {text[f.quantity.start : f.quantity.end]: f for f in read_figures(text)}
+    # then
+    alpha, beta = figures["85 percent"], figures["18 percent"]
+    assert (alpha.subject_text, alpha.attribute, alpha.attribute_text) == (
+        "Alpha",
+        "efficiency",
+        "round-trip efficiency",
+    )
+    assert (beta.subject_text, beta.attribute, beta.years) == ("Beta", "share", frozenset({2025.0}))
+
+
+def test_it_takes_the_name_nearest_before_a_figure_as_its_subject() -> None:
+    # given one sentence naming two products, each with its own price
+    text = "The Alpha costs 4,200 euros, while the Beta costs 5,100 euros."
+    # when
+    subjects = [(f.subject_text, f.attribute) for f in read_figures(text)]
+    # then
+    assert subjects == [("Alpha", "price"), ("Beta", "price")]
+
+
+def test_it_does_not_take_a_place_or_a_sentence_opener_as_a_subject() -> None:
+    # given
+    text = "Installers say the Alpha costs 4,200 euros in Germany and 4,500 euros in France."
+    # when / then
+    assert [f.subject_text for f in read_figures(text)] == ["Alpha", "Alpha"]
+
+
+def test_it_falls_back_to_an_earlier_name_then_to_the_title_for_a_figure_without_one() -> None:
+    # given sentences that only say "the company" or nothing at all
+    earlier = "Alpha Energy launched the Alpha X1. The company rates it for 6,000 full cycles."
+    nothing = "The battery stores 10 kWh."
+    # when
+    (from_text,) = read_figures(earlier)
+    (from_title,) = read_figures(nothing, "Beta home battery review")
+    # then
+    assert from_text.subject_text == "Alpha X1"
+    assert from_title.subject == frozenset({"beta"})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Beta costs 900 euros more than the Alpha.",
+        "Installation adds between 800 and 1,500 euros.",
+        "Prices rose by 5% last year.",
+        "The maker promises up to 20% savings.",
+        "The lab saw an increase of 3 percent.",
+        "The Beta is 12% cheaper than the Alpha.",
+    ],
+)
+def test_it_does_not_read_a_difference_a_bound_or_a_change_as_a_value(text: str) -> None:
+    assert [text[f.quantity.start : f.quantity.end] for f in read_figures(text)] == []

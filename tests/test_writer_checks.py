@@ -292,3 +292,34 @@ def test_it_drops_a_claim_named_by_a_number_issue() -> None:
     revised = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS, feedback=[issue])
     # then
     assert not any(claim.text == "Rust and Go are free to use." for claim in revised.claims)
+
+
+def test_it_states_a_claim_once_even_when_two_sections_find_it() -> None:
+    # given the adoption sub-question found the same sentence as the cost one, in its own evidence
+    e_again = cut(25, 10, ADOPTION, 9, len(SNAPSHOTS[10]), 1.5)
+    again = finding(
+        5, ADOPTION, FindingStatus.SUPPORTED, "Rust and Go are free to use.", ((e_again, Stance.SUPPORTS),)
+    )
+    findings = (SUPPORTED, again, GAP)
+    # when
+    draft = write_extractive(QUESTION, SUBQUESTIONS, findings)
+    # then the sentence is printed once, citing both sections' evidence
+    body = draft.markdown.split("## References")[0]
+    assert body.count("Rust and Go are free to use.") == 1
+    assert [claim for claim in draft.claims if claim.text == "Rust and Go are free to use."] == [
+        Claim("Rust and Go are free to use.", (21, 24, 25), "1")
+    ]
+    # and the later section points back instead of repeating, which the check accepts as covered
+    adoption = draft.markdown.split("## How do Rust and Go differ in adoption?")[1].split("##")[0]
+    assert "stated in an earlier section" in adoption
+    assert check(draft, ledger=LEDGER | {25: e_again}, findings=findings) == []
+
+
+def test_it_shows_one_dispute_once_when_two_subquestions_report_it() -> None:
+    # given the same disputed finding under two sub-questions
+    twin = replace(DISPUTED, id=6, subquestion_id=COST.id)
+    # when
+    draft = write_extractive(QUESTION, SUBQUESTIONS, (SUPPORTED, DISPUTED, twin, GAP))
+    # then
+    assert draft.markdown.split("## References")[0].count(DISPUTED.statement) == 1
+    assert check(draft, findings=(SUPPORTED, DISPUTED, twin, GAP)) == []

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from researchapp.pipeline.text import extract_quantities
+from researchapp.pipeline.quantities import extract_quantities
 from researchapp.pipeline.types import CheckIssue, Draft, Evidence, Finding, Resolution, SubQuestion
-from researchapp.pipeline.writer import describe_claim, markers, report_bucket
+from researchapp.pipeline.writer import describe_claim, markers, report_bucket, stated_elsewhere
 
 _MARKER = re.compile(r"\s*\[E\d+\]")
 # Findings that account for a sub-question without a claim: reported as disputed or to verify,
@@ -115,6 +115,9 @@ def check_draft(
     claimed_sections = {claim.section for claim in draft.claims if claim.evidence_ids}
     for subquestion in subquestions:
         if str(subquestion.id) in claimed_sections:
+            continue
+        # A finding whose sentence an earlier section already states is covered by that claim.
+        if stated_elsewhere(subquestion.id, findings, draft.claims):
             continue
         accounted = any(
             finding.subquestion_id == subquestion.id

@@ -8,10 +8,20 @@ weighted by page density: a thin page competes at a disadvantage but is never dr
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from researchapp.pipeline.text import BM25, Span, split_paragraphs, split_sentences, tokenize
+from researchapp.pipeline.aspects import Dimension, dimensions_of, speaks_to
+from researchapp.pipeline.quantities import extract_quantities
+from researchapp.pipeline.text import (
+    BM25,
+    LIST_MARKER,
+    Span,
+    is_heading_line,
+    split_paragraphs,
+    split_sentences,
+    tokenize,
+)
 from researchapp.pipeline.types import Passage, Source, SubQuestion
 
 MAX_PASSAGE_CHARS = 600
@@ -24,6 +34,9 @@ MIN_SENTENCE_TOKENS = 4
 # scores under 0.07: 0.02 keeps recall while the coverage rule below keeps out chance matches.
 MIN_SCORE = 0.02
 MIN_COVERED_TERMS = 2
+MAX_HEADING_CHARS = 80
+MAX_HEADING_WORDS = 12
+MAX_HEADING_RUN = 3
 ASPECT_MISS_WEIGHT = 0.5
 
 # Words the planner's templates put into every sub-question: they rank, but they are not a topic,
@@ -96,21 +109,67 @@ def _merge_fragments(pieces: list[Span], limit: int, minimum: int) -> list[Span]
     return merged
 
 
-def split_passages(text: str, *, max_chars: int = MAX_PASSAGE_CHARS) -> list[Span]:
-    """Passage spans of ``text``.
+def _is_heading(text: str, span: Span) -> bool:
+    """A Markdown heading, or a short single line that stops without a full stop."""
+    piece = text[span[0] : span[1]]
+    if "\n" in piece:
+        return False
+    if is_heading_line(piece):
+        return True
+    if len(piece) > MAX_HEADING_CHARS or piece[-1] in ".!?。！？;；:：,，" or LIST_MARKER.match(piece):
+        return False
+    return len(piece.split()) <= MAX_HEADING_WORDS
 
-    1. Split into paragraphs.
-    2. Cut paragraphs longer than ``max_chars`` into windows of whole sentences.
-    3. Merge fragments shorter than ``MIN_PASSAGE_CHARS`` into a neighbour when that fits.
+
+def _sections(text: str) -> list[tuple[list[Span], list[Span]]]:
+    """(heading spans, paragraph spans) per section of ``text``.
+
+    A run of up to ``MAX_HEADING_RUN`` heading lines directly followed by a paragraph heads a new
+    section; a longer run, or one that ends the text, is content (a list of short lines).
     """
-    pieces: list[Span] = []
-    for start, end in split_paragraphs(text):
-        if end - start <= max_chars:
-            pieces.append((start, end))
-            continue
-        sentences = split_sentences(text, start, end)
-        pieces.extend(_pack_sentences(text, sentences, max_chars))
-    return _pack(_merge_fragments(pieces, max_chars, MIN_PASSAGE_CHARS), PACK_CHARS)
+    paragraphs = split_paragraphs(text)
+    sections: list[tuple[list[Span], list[Span]]] = [([], [])]
+    index = 0
+    while index < len(paragraphs):
+        end = index
+        while end < len(paragraphs) and _is_heading(text, paragraphs[end]):
+            end += 1
+        if index < end < len(paragraphs) and end - index <= MAX_HEADING_RUN:
+            sections.append((paragraphs[index:end], []))
+        else:
+            end = max(end, index + 1)
+            sections[-1][1].extend(paragraphs[index:end])
+        index = end
+    return [section for section in sections if section[1]]
+
+
+def passages_with_headings(text: str, *, max_chars: int = MAX_PASSAGE_CHARS) -> list[tuple[Span, list[Span]]]:
+    """Passage spans of ``text``, each with the spans of the headings above it.
+
+    1. Split into sections: the headings above a run of paragraphs, and those paragraphs.
+    2. Cut paragraphs longer than ``max_chars`` into windows of whole sentences.
+    3. Within a section, merge fragments shorter than ``MIN_PASSAGE_CHARS`` into a neighbour
+       and pack short neighbours together, when that fits.
+    Headings stay out of the spans (a quote starts at its paragraph) but their words are
+    indexed with each passage of their section, as a page's title is.
+    """
+    passages: list[tuple[Span, list[Span]]] = []
+    for headings, paragraphs in _sections(text):
+        pieces: list[Span] = []
+        for start, end in paragraphs:
+            if end - start <= max_chars:
+                pieces.append((start, end))
+                continue
+            sentences = split_sentences(text, start, end)
+            pieces.extend(_pack_sentences(text, sentences, max_chars))
+        merged = _pack(_merge_fragments(pieces, max_chars, MIN_PASSAGE_CHARS), PACK_CHARS)
+        passages += [(span, headings) for span in merged]
+    return passages
+
+
+def split_passages(text: str, *, max_chars: int = MAX_PASSAGE_CHARS) -> list[Span]:
+    """Passage spans of ``text`` (see ``passages_with_headings``)."""
+    return [span for span, _ in passages_with_headings(text, max_chars=max_chars)]
 
 
 def _pack(pieces: list[Span], limit: int) -> list[Span]:
@@ -131,20 +190,29 @@ class _Candidate:
     source: Source
     start: int
     end: int
-    tokens: tuple[str, ...]
+    tokens: tuple[str, ...]  # title, headings and passage: what BM25 ranks
+    body: frozenset[str]  # the passage's own terms: what it says
 
     @property
     def terms(self) -> frozenset[str]:
         return frozenset(self.tokens)
+
+    def speaks_to(self, dimensions: Sequence[Dimension]) -> bool:
+        if speaks_to(dimensions, self.body):
+            return True
+        quote = self.source.text[self.start : self.end]
+        return speaks_to(dimensions, (), has_money=any(q.kind == "money" for q in extract_quantities(quote)))
 
 
 def _candidates(sources: Sequence[Source]) -> list[_Candidate]:
     candidates: list[_Candidate] = []
     for rank, source in enumerate(sources):
         title_terms = tokenize(source.title)
-        for start, end in split_passages(source.text):
-            tokens = title_terms + tokenize(source.text[start:end])
-            candidates.append(_Candidate(rank, source, start, end, tuple(tokens)))
+        for (start, end), headings in passages_with_headings(source.text):
+            heading_terms = [term for s, e in headings for term in tokenize(source.text[s:e])]
+            body = tokenize(source.text[start:end])
+            tokens = title_terms + heading_terms + body
+            candidates.append(_Candidate(rank, source, start, end, tuple(tokens), frozenset(body)))
     return candidates
 
 
@@ -183,8 +251,9 @@ def select_passages(
 
     1. Cut every source into passages; index title + passage tokens with BM25.
     2. Score each passage against the sub-question and its queries; weight by source density.
-    3. Halve the score of passages that miss every aspect term (cost, in a cost question):
-       they are about the subject but not about what is asked of it.
+    3. A dimension sub-question (cost, risks, ...) takes only passages that use a word of the
+       dimension's vocabulary: naming the subject alone says nothing about its cost. Any other
+       sub-question halves the score of passages that miss every aspect term.
     4. Keep passages that reach ``min_score`` and cover enough distinct content terms.
     5. Take each source's best passage first, at most ``MAX_PER_SOURCE`` per source and
        ``max_passages`` in all; return them best first.
@@ -192,7 +261,8 @@ def select_passages(
     query = subquestion_terms(subquestion)
     content_terms = [term for term in query if term not in GENERIC_TERMS]
     needed = required_coverage(content_terms)
-    aspects = aspect_terms(subquestion)
+    dimensions = dimensions_of(subquestion)
+    aspects = [] if dimensions else aspect_terms(subquestion)
     if not query or needed == 0:
         return []
     candidates = _candidates(sources)
@@ -208,7 +278,7 @@ def select_passages(
         if aspects and not any(term in terms for term in aspects):
             score *= ASPECT_MISS_WEIGHT
         covered = sum(1 for term in content_terms if term in terms)
-        if score >= min_score and covered >= needed:
+        if score >= min_score and covered >= needed and candidate.speaks_to(dimensions):
             scored.append((score, candidate))
     scored.sort(key=lambda pair: (-pair[0], pair[1].source_rank, pair[1].start))
 
@@ -261,29 +331,44 @@ def _to_passage(candidate: _Candidate, score: float) -> Passage:
 # --- sentences ----------------------------------------------------------------------------------
 
 
+def _sentence_tier(sentence: str, tokens: Sequence[str]) -> int:
+    """2: a full sentence; 1: a line of words without a full stop; 0: a fragment ("Why?")."""
+    if len(tokens) < MIN_SENTENCE_TOKENS:
+        return 0
+    return 2 if sentence.rstrip(CLOSING).endswith(FULL_STOPS) else 1
+
+
+FULL_STOPS = (".", "!", "?", "。", "！", "？", "…")
+CLOSING = "\"'”’)]}」』）》】"
+
+
 def best_sentence(
     quote: str,
     terms: Sequence[str],
     *,
     avoid: Sequence[Span] = (),
     weights: Mapping[str, float] | None = None,
+    prefer: Collection[str] = (),
 ) -> tuple[Span, int] | None:
     """The sentence of ``quote`` that best matches ``terms`` (earliest on a tie), and how many.
 
     ``weights`` favour rare terms: in passages that all name both options of a comparison,
     the sentence with "cost" answers the cost question, not the one naming the options again.
+    A sentence with a ``prefer`` term (the vocabulary of the dimension asked) beats one without.
     Sentences overlapping ``avoid`` (figures in dispute) are never picked: a disputed number
-    must not reappear as a supported fact. Very short sentences (headings) lose to real ones.
+    must not reappear as a supported fact. Headings ("# Title") are never picked, and lines
+    without a full stop lose to whole sentences, as very short sentences do.
     """
     wanted = set(terms)
-    best: tuple[tuple[int, float, int], Span, int] | None = None
+    best: tuple[tuple[int, int, float, int], Span, int] | None = None
     for start, end in split_sentences(quote):
-        if any(s < end and start < e for s, e in avoid):
+        if is_heading_line(quote[start:end]) or any(s < end and start < e for s, e in avoid):
             continue
         tokens = tokenize(quote[start:end])
         matched = wanted.intersection(tokens)
         weight = sum((weights or {}).get(term, 1.0) for term in matched)
-        rank = (int(len(tokens) >= MIN_SENTENCE_TOKENS), round(weight, 9), -start)
+        preferred = int(any(token in prefer for token in tokens))
+        rank = (_sentence_tier(quote[start:end], tokens), preferred, round(weight, 9), -start)
         if best is None or rank > best[0]:
             best = (rank, (start, end), len(matched))
     return (best[1], best[2]) if best else None

@@ -1,4 +1,4 @@
-"""Text tools shared by the extractive stages: tokens, BM25, sentences, paragraphs, quantities.
+"""Text tools shared by the extractive stages: tokens, BM25, sentences, paragraphs.
 
 Every span returned here is a ``(start, end)`` pair into the string that was passed in, so
 ``text[start:end]`` is always the exact, verbatim piece: quotes are cut from these spans and
@@ -32,10 +32,10 @@ STOPWORDS = frozenset(
 # Function characters: a CJK bigram made only of these carries no topic ("有何", "是否").
 CJK_STOP_CHARS = frozenset("的了吗呢吧啊是在有和与及或也都而之其这那哪什么如何为对于把被从向到个些一年月日")
 
-_CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_CJK_RUN = re.compile(f"[{_CJK_RANGES}]+")
+CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
 # Unicode letters and digits other than CJK: "Alû" must not become "al".
-_WORD_OR_CJK = re.compile(f"([{_CJK_RANGES}]+)|([^\\W_{_CJK_RANGES}]+)")
+_WORD_OR_CJK = re.compile(f"([{CJK_RANGES}]+)|([^\\W_{CJK_RANGES}]+)")
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -200,8 +200,15 @@ def _next_visible(text: str, index: int, end: int) -> int:
     return index
 
 
-_LIST_MARKER = re.compile(r"(?:[-*•·#>|]|\d{1,3}[.)])\s")
-_WRAPPED_LINE_CHARS = 40
+LIST_MARKER = re.compile(r"(?:[-*•·#>|]|\d{1,3}[.)])\s")
+# Hard-wrapped prose runs to 60-80 characters a line; a shorter line that stops without a full
+# stop before a capitalised line is a heading or a title ("How the light works today").
+_WRAPPED_LINE_CHARS = 60
+
+
+def is_heading_line(line: str) -> bool:
+    """A Markdown heading: "# Title", "## Section"."""
+    return line.lstrip(" \t").startswith("#")
 
 
 def _newline_is_break(text: str, index: int, end: int) -> bool:
@@ -218,11 +225,11 @@ def _newline_is_break(text: str, index: int, end: int) -> bool:
         before -= 1
     if before < 0 or text[before] in ".!?:;。！？：；" or text[before] in _CLOSERS:
         return True
-    if _LIST_MARKER.match(text, after):
+    line_start = text.rfind("\n", 0, index) + 1
+    if LIST_MARKER.match(text, after) or is_heading_line(text[line_start:index]):
         return True
     if (text[before].islower() or text[before] == ",") and text[after].islower():
         return False
-    line_start = text.rfind("\n", 0, index) + 1
     return index - line_start < _WRAPPED_LINE_CHARS
 
 
@@ -290,122 +297,3 @@ def split_paragraphs(text: str) -> list[Span]:
     if span:
         spans.append(span)
     return spans
-
-
-# --- quantities -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Quantity:
-    kind: str  # "percent" | "year" | "money" | "number"
-    value: float
-    unit: str  # "%", a currency code, a counted noun ("hour", "人"), or ""
-    start: int
-    end: int
-    context: frozenset[str]
-
-
-_SCALES = {
-    "thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9,
-    "b": 1e9, "trillion": 1e12, "tn": 1e12, "万": 1e4, "亿": 1e8, "千": 1e3, "百万": 1e6,
-}  # fmt: skip
-_CURRENCY_PREFIX = {"us$": "USD", "$": "USD", "usd": "USD", "€": "EUR", "eur": "EUR", "£": "GBP",
-                    "gbp": "GBP", "¥": "CNY", "rmb": "CNY", "cny": "CNY", "￥": "CNY"}  # fmt: skip
-_CURRENCY_SUFFIX = {"dollars": "USD", "dollar": "USD", "usd": "USD", "euros": "EUR", "euro": "EUR",
-                    "eur": "EUR", "pounds": "GBP", "gbp": "GBP", "yuan": "CNY", "rmb": "CNY",
-                    "元": "CNY", "美元": "USD", "欧元": "EUR", "英镑": "GBP", "人民币": "CNY"}  # fmt: skip
-
-_QUANTITY = re.compile(
-    r"(?P<cur>US\$|\$|€|£|¥|￥|(?:USD|EUR|GBP|RMB|CNY)\s?)?"
-    r"(?<![A-Za-z0-9_.,\-])(?P<num>\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?P<frac>\.\d+)?"
-    r"(?P<scale>\s?(?:thousand|million|billion|trillion)\b|(?:mn|bn|tn|[kmb])(?![A-Za-z])|百万|万|亿|千)?"
-    r"(?P<pct>\s?(?:%|％|percent\b|per\s?cent\b))?"
-    r"(?P<cursuf>\s?(?:dollars?\b|USD\b|euros?\b|EUR\b|pounds\b|GBP\b|yuan\b|RMB\b|美元|欧元|英镑|人民币|元))?"
-    r"(?P<nian>年)?",
-    re.IGNORECASE,
-)
-_UNIT_WORD = re.compile(r"\s?([A-Za-z]{2,}|[" + _CJK_RANGES + r"])")
-_WORD_BEFORE = re.compile(r"([A-Za-z]+)[\s,]*$")
-_YEAR_LEADS = frozenset(
-    """in since by from until till to of during between before after and or around circa early
-    late mid year january february march april may june july august september october november
-    december jan feb mar apr jun jul aug sep sept oct nov dec""".split()
-)
-_PLURAL_NOUNS = frozenset("people men women children staff personnel cattle".split())
-_CONTEXT_WINDOW = 8
-
-
-def _number_value(match: re.Match[str]) -> float:
-    value = float(match.group("num").replace(",", "") + (match.group("frac") or ""))
-    scale = (match.group("scale") or "").strip().lower()
-    return value * _SCALES.get(scale, 1.0)
-
-
-def _classify(match: re.Match[str], text: str) -> tuple[str, str, int]:
-    """Kind, unit and end of a number match."""
-    end = match.end()
-    prefix = (match.group("cur") or "").strip().lower()
-    suffix = (match.group("cursuf") or "").strip().lower()
-    if match.group("pct"):
-        return "percent", "%", end
-    if prefix or suffix:
-        return "money", _CURRENCY_PREFIX.get(prefix) or _CURRENCY_SUFFIX.get(suffix, ""), end
-    raw = match.group("num")
-    unit_match = _UNIT_WORD.match(text, end)
-    is_year_shape = len(raw) == 4 and not match.group("frac") and not match.group("scale")
-    if is_year_shape and 1500 <= int(raw) <= 2100:
-        before = _WORD_BEFORE.search(text[max(0, match.start("num") - 40) : match.start("num")])
-        word_before = before.group(1).lower() if before else ""
-        next_word = unit_match.group(1).lower() if unit_match else ""
-        counts_things = next_word.endswith("s") or next_word in _PLURAL_NOUNS
-        # "2000 people" counts people; "in 2000", "the 2024 survey" and "2000年" name a year.
-        if match.group("nian") or word_before in _YEAR_LEADS or not counts_things:
-            return "year", "", end
-    unit = ""
-    if unit_match:
-        word = unit_match.group(1)
-        tokens = tokenize(word)
-        if tokens:
-            unit = tokens[0] if not is_cjk(word) else word
-    return "number", unit, end
-
-
-def _window(tokens: Sequence[Token]) -> list[str]:
-    """Up to ``_CONTEXT_WINDOW`` words; a CJK bigram counts half, as two of them cover one word."""
-    taken: list[str] = []
-    weight = 0.0
-    for token in tokens:
-        weight += 0.5 if is_cjk(token.text[0]) else 1.0
-        if weight > _CONTEXT_WINDOW:
-            break
-        taken.append(token.text)
-    return taken
-
-
-def _context(tokens: Sequence[Token], sentence: Span, start: int, end: int) -> frozenset[str]:
-    inside = [t for t in tokens if t.start >= sentence[0] and t.end <= sentence[1] and not t.text.isdigit()]
-    before = [t for t in inside if t.end <= start]
-    after = [t for t in inside if t.start >= end]
-    return frozenset(_window(before[::-1]) + _window(after))
-
-
-def extract_quantities(text: str) -> list[Quantity]:
-    """Numbers, years, money amounts and percentages, with the content words around them.
-
-    The context window stops at the sentence edge: the neighbouring sentence is usually about
-    something else, and mixing it in makes unrelated figures look like the same subject.
-    """
-    tokens = tokenize_spans(text)
-    sentences = split_sentences(text) or [(0, len(text))]
-    quantities: list[Quantity] = []
-    for match in _QUANTITY.finditer(text):
-        kind, unit, end = _classify(match, text)
-        start = match.start("cur") if match.group("cur") else match.start("num")
-        value = _number_value(match)
-        sentence = next((s for s in sentences if s[0] <= start < s[1]), (0, len(text)))
-        quantities.append(Quantity(kind, value, unit, start, end, _context(tokens, sentence, start, end)))
-    return quantities
-
-
-def format_quantity(text: str, quantity: Quantity) -> str:
-    return text[quantity.start : quantity.end].strip()

@@ -34,6 +34,7 @@ PROVENANCE_LINE = (
     "a quoted passage listed under References.*"
 )
 NO_CLAIMS_LINE = "*No supported finding for this sub-question.*"
+STATED_ABOVE_LINE = "*What the sources say on this sub-question is stated in an earlier section.*"
 NEUTRAL_DISPUTE = "Sources disagree on this point; see the quoted passages."
 
 
@@ -115,21 +116,31 @@ def render_draft(
     1. Title and provenance line; 2. one section per sub-question with its claims and markers;
     3. disputed findings with each side's verbatim quote; 4. the [证据不足] items to verify;
     5. references: every cited evidence id once, with its quote and source.
-    Claims whose section names no sub-question are left out: nothing unplaced is printed.
+    Claims whose section names no sub-question are left out: nothing unplaced is printed, and
+    a section whose findings an earlier claim already states says so instead of repeating it.
+    A dispute already shown (the same statement under two sub-questions) is shown once.
     """
     index = _evidence_index(findings)
     lines = [f"# {question.strip()}", "", PROVENANCE_LINE]
     rendered: list[Claim] = []
-    for subquestion in sorted(subquestions, key=lambda sq: (sq.order, sq.id)):
+    ordered = sorted(subquestions, key=lambda sq: (sq.order, sq.id))
+    for subquestion in ordered:
         lines += ["", f"## {subquestion.text}", ""]
         own = [claim for claim in claims if claim.section == str(subquestion.id)]
-        lines += [f"- {claim.text}{markers(claim.evidence_ids)}" for claim in own] or [NO_CLAIMS_LINE]
+        lines += [f"- {claim.text}{markers(claim.evidence_ids)}" for claim in own]
         rendered += own
+        if not own:
+            stated = stated_elsewhere(subquestion.id, findings, claims)
+            lines.append(STATED_ABOVE_LINE if stated else NO_CLAIMS_LINE)
 
     disputed = [f for f in findings if report_bucket(f) == "disputed"]
+    shown: set[str] = set()
     if disputed:
         lines += ["", DISPUTED_HEADING, ""]
         for finding in disputed:
+            if finding.statement in shown:
+                continue
+            shown.add(finding.statement)
             block, claim = _disputed_block(finding, index)
             lines += block
             rendered.append(claim)
@@ -147,6 +158,18 @@ def render_draft(
         for reference in references:
             lines += ["", reference]
     return Draft(markdown="\n".join(lines) + "\n", claims=tuple(rendered))
+
+
+def stated_elsewhere(subquestion_id: int, findings: Sequence[Finding], claims: Sequence[Claim]) -> bool:
+    """A claim of the report cites evidence of one of this sub-question's reportable findings."""
+    cited = {evidence_id for claim in claims for evidence_id in claim.evidence_ids}
+    return any(
+        link.evidence_id in cited
+        for finding in findings
+        if finding.subquestion_id == subquestion_id and report_bucket(finding) == "body"
+        for link in finding.links
+        if link.stance is Stance.SUPPORTS
+    )
 
 
 # --- the extractive writer --------------------------------------------------------------------
@@ -209,13 +232,14 @@ def write_extractive(
     """Claims from supported findings and picked conflicts, then the shared rendering.
 
     1. Read the feedback: claims to drop, evidence not to cite.
-    2. One claim per reportable finding, in sub-question order; identical sentences merge.
+    2. One claim per reportable finding, in sub-question order; a sentence already claimed
+       (in this section or an earlier one) is not printed again: its evidence joins that claim.
     3. Disputed findings lose links to rejected evidence; a rejected dispute statement is
        replaced by a neutral one that asserts nothing.
     """
     rejected_texts, bad_ids = _rejections(feedback)
     known = {sq.id: sq for sq in subquestions}
-    claims: dict[tuple[str, str], Claim] = {}
+    claims: dict[str, Claim] = {}
     for finding in sorted(findings, key=lambda f: (_order(known, f.subquestion_id), f.id)):
         if report_bucket(finding) != "body" or finding.status is FindingStatus.INSUFFICIENT:
             continue
@@ -224,12 +248,11 @@ def write_extractive(
         claim = _claim_for(finding, terms, bad_ids)
         if claim is None or claim.text in rejected_texts:
             continue
-        key = (claim.section, claim.text)
-        if key in claims:
-            merged = tuple(dict.fromkeys(claims[key].evidence_ids + claim.evidence_ids))
-            claims[key] = replace(claims[key], evidence_ids=merged)
+        if claim.text in claims:
+            merged = tuple(dict.fromkeys(claims[claim.text].evidence_ids + claim.evidence_ids))
+            claims[claim.text] = replace(claims[claim.text], evidence_ids=merged)
         else:
-            claims[key] = claim
+            claims[claim.text] = claim
     reportable = _revised_disputes(findings, rejected_texts, bad_ids)
     return render_draft(question, subquestions, reportable, list(claims.values()))
 
