@@ -7,6 +7,7 @@ PORT ?= 8000
 # The test suite uses this machine's PostgreSQL and Redis unless the environment says otherwise.
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/10
 
 .PHONY: run test install lint bench clean
 
@@ -32,6 +33,7 @@ run: install
 test: install
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} \
 	CELERY_BROKER_URL=$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)} \
+	REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
 	DJANGO_ALLOW_ASYNC_UNSAFE=true \
 	$(PY) -m pytest $(PYTEST_ARGS)
 
