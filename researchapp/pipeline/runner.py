@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Count, F, Max
 
@@ -192,8 +193,6 @@ def run_collect(task: ResearchTask, subquestion: SubQuestion, round: int) -> boo
         search = fetcher = local_corpus(task)
     else:
         search, fetcher = registry.search_for(task.search_provider, depth=task.depth, recency_days=task.recency_days)
-    from django.conf import settings
-
     limits = settings.RESEARCH
     value = subquestion_value(subquestion, round=round)
     result = collect(
@@ -232,8 +231,6 @@ def recluster(task: ResearchTask) -> None:
 
 
 def store_evidence(task: ResearchTask, subquestion: SubQuestion, round: int) -> int:
-    from django.conf import settings
-
     sources = {s.pk: s for s in subquestion.sources.all()}
     passages = select_passages(
         subquestion_value(subquestion), [source_value(s) for s in sources.values()],
