@@ -1,0 +1,1 @@
+"""Benchmarks: figures on data nobody on this project wrote. Run all with ``python -m bench.run``."""

@@ -1,0 +1,184 @@
+"""Builds a review desk of realistic size with bulk ORM inserts, for ``bench.review_desk``.
+
+Tasks cycle through the statuses a busy desk holds (a quarter waiting on evidence review, a third
+approved, some waiting on plan or report review, some running, failed or cancelled). Every task
+past planning has an approved plan of 5 sub-questions, 6 sources with a few kilobytes of text,
+evidence quoting those sources at exact offsets, findings (supported, conflict, insufficient;
+unresolved only where the task waits on evidence review), links, events and, later in the
+pipeline, report drafts. Findings are spread so the whole desk holds ``findings_total`` of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+
+SUBQUESTIONS = 5
+SOURCES = 6
+EVIDENCE_PER_SOURCE = 3
+EVENTS = 8
+WORDS = ("harbor city tram line riders survey station minutes daily passengers transit authority council "
+         "budget million report study cost delay safety vehicles route year growth figure policy data "
+         "service network fares weekday peak capacity commuters opened construction measured estimate").split()
+
+# Twenty slots, cycled; the first ten hold every page's kind of task, so a desk of 10 tasks has all.
+STATUS_CYCLE = (
+    "awaiting_evidence_review", "approved", "awaiting_plan_review", "awaiting_report_review", "approved",
+    "awaiting_evidence_review", "collecting", "approved", "awaiting_evidence_review", "failed",
+    "approved", "awaiting_evidence_review", "awaiting_plan_review", "awaiting_report_review", "approved",
+    "awaiting_evidence_review", "analysing", "approved", "cancelled", "approved",
+)
+NO_FINDINGS = {"awaiting_plan_review", "collecting"}
+
+
+@dataclass
+class Desk:
+    analyst: object
+    tasks: list  # ResearchTask rows in creation order
+
+
+def _text(rng: random.Random, sentences: int) -> str:
+    out = []
+    for _ in range(sentences):
+        words = [rng.choice(WORDS) for _ in range(rng.randint(10, 22))]
+        words.insert(rng.randint(1, len(words) - 1), f"{rng.randint(2, 99_000):,}")
+        out.append(" ".join(words).capitalize() + ".")
+    return "\n\n".join(" ".join(out[i : i + 3]) for i in range(0, len(out), 3))
+
+
+def users(researchers: int = 20):
+    from django.contrib.auth.models import Group, User
+
+    from researchapp.permissions import ANALYST, RESEARCHER
+
+    analyst_group, _ = Group.objects.get_or_create(name=ANALYST)
+    researcher_group, _ = Group.objects.get_or_create(name=RESEARCHER)
+    analyst, _ = User.objects.get_or_create(username="bench-analyst")
+    analyst.groups.add(analyst_group)
+    owners = []
+    for i in range(researchers):
+        owner, _ = User.objects.get_or_create(username=f"bench-researcher-{i}")
+        owner.groups.add(researcher_group)
+        owners.append(owner)
+    return analyst, owners
+
+
+def seed(n_tasks: int, findings_total: int, *, start_index: int = 0, seed_value: int = 7) -> list:
+    """Create ``n_tasks`` tasks (numbered from ``start_index``) holding ``findings_total`` findings."""
+    from django.db import transaction
+
+    from researchapp.models import (
+        Event,
+        Evidence,
+        Finding,
+        FindingEvidence,
+        Plan,
+        ReportDraft,
+        ResearchTask,
+        Source,
+        SubQuestion,
+    )
+    from researchapp.pipeline.urls import normalize_url, url_host
+    from reviews.models import ReviewDecision
+
+    rng = random.Random(seed_value + start_index)
+    _, owners = users()
+    statuses = [STATUS_CYCLE[(start_index + i) % len(STATUS_CYCLE)] for i in range(n_tasks)]
+    with_findings = [i for i, status in enumerate(statuses) if status not in NO_FINDINGS]
+    per_task = {i: findings_total // len(with_findings) for i in with_findings}
+    for i in with_findings[: findings_total % len(with_findings)]:
+        per_task[i] += 1
+
+    with transaction.atomic():
+        tasks = ResearchTask.objects.bulk_create(
+            ResearchTask(owner=owners[(start_index + i) % len(owners)], status=status,
+                         question=f"Bench question {start_index + i}: how busy is the tram line of city {i % 37}?",
+                         search_provider="tavily", engine="openai", searches=10, pages_opened=30,
+                         llm_tokens_in=20_000, llm_tokens_out=3_000, failed_stage="collecting" if status == "failed" else "",
+                         failure_reason="timed out" if status == "failed" else "")
+            for i, status in enumerate(statuses))
+        plans = Plan.objects.bulk_create(
+            Plan(task=task, version=1, intent="descriptive", engine="openai",
+                 status="draft" if task.status == "awaiting_plan_review" else "approved")
+            for task in tasks)
+        subquestions = SubQuestion.objects.bulk_create(
+            SubQuestion(plan=plan, order=k, text=f"Sub-question {k + 1} of task {plan.task_id}?",
+                        rationale="Why it matters.", queries=[f"query {k + 1}a", f"query {k + 1}b"],
+                        collected_round=0 if plan.status == "draft" else 1)
+            for plan in plans for k in range(SUBQUESTIONS))
+        sq_of = {}
+        for sq, plan in zip(subquestions, (p for p in plans for _ in range(SUBQUESTIONS)), strict=True):
+            sq_of.setdefault(plan.task_id, []).append(sq)
+
+        source_rows = []
+        for task in tasks:
+            if task.status in NO_FINDINGS:
+                continue
+            for s in range(SOURCES):
+                url = f"https://site{s}.example/tasks/{task.pk}/page-{s}"
+                text = _text(rng, 18)
+                source_rows.append(Source(
+                    task=task, url=url, normalized_url=normalize_url(url), host=url_host(url), title=f"Page {s}",
+                    text=text, sha256=hashlib.sha256(text.encode()).hexdigest(), http_status=200,
+                    content_type="text/html", extraction="trafilatura", provider="tavily",
+                    density=0.9, cluster=f"c{task.pk}-{s}"))
+        sources = Source.objects.bulk_create(source_rows, batch_size=1000)
+        evidence_rows = []
+        for source in sources:
+            paragraphs = source.text.split("\n\n")
+            offset = 0
+            for p, paragraph in enumerate(paragraphs):
+                if p < EVIDENCE_PER_SOURCE:
+                    sq = sq_of[source.task_id][(p + source.pk) % SUBQUESTIONS]
+                    evidence_rows.append(Evidence(
+                        task_id=source.task_id, source=source, subquestion=sq, start=offset,
+                        end=offset + len(paragraph), quote=paragraph, snapshot_sha256=source.sha256,
+                        score=round(rng.random(), 3)))
+                offset += len(paragraph) + 2
+        evidence = Evidence.objects.bulk_create(evidence_rows, batch_size=2000)
+        evidence_of: dict[int, list] = {}
+        for item in evidence:
+            evidence_of.setdefault(item.task_id, []).append(item)
+
+        finding_rows, finding_links = [], []
+        for i, task in enumerate(tasks):
+            pool = evidence_of.get(task.pk, [])
+            for f in range(per_task.get(i, 0)):
+                kind = "conflict" if f % 10 in (1, 5) else ("insufficient" if f % 10 == 8 else "supported")
+                open_review = task.status == "awaiting_evidence_review"
+                resolution = "" if kind == "supported" or open_review else {"conflict": "picked", "insufficient": "gap"}[kind]
+                finding_rows.append(Finding(
+                    task=task, subquestion=sq_of[task.pk][f % SUBQUESTIONS], key=f"bench-{f}", status=kind,
+                    statement=("[证据不足] " if kind == "insufficient" else "") + f"Statement {f} about the tram.",
+                    confidence="" if kind == "insufficient" else "medium", resolution=resolution))
+                linked = [] if kind == "insufficient" else [pool[(f * 2) % len(pool)], pool[(f * 2 + 1) % len(pool)]]
+                finding_links.append([(e, "contradicts" if kind == "conflict" and n == 1 else "supports")
+                                      for n, e in enumerate(linked)])
+        findings = Finding.objects.bulk_create(finding_rows, batch_size=2000)
+        FindingEvidence.objects.bulk_create(
+            (FindingEvidence(finding=finding, evidence=e, stance=stance)
+             for finding, links in zip(findings, finding_links, strict=True) for e, stance in links),
+            batch_size=5000, ignore_conflicts=True)
+
+        Event.objects.bulk_create(
+            (Event(task=task, stage="collecting", kind="warning" if e == 3 else ("transition" if e % 2 else "progress"),
+                   message=f"Step {e} of task {task.pk}.", data={"step": e})
+             for task in tasks for e in range(EVENTS)), batch_size=5000)
+        ReportDraft.objects.bulk_create(
+            ReportDraft(task=task, version=1, markdown=_report(task, evidence_of.get(task.pk, [])),
+                        claims=[{"text": e.quote[:80], "evidence_ids": [e.pk], "section": str(e.subquestion_id)}
+                                for e in evidence_of.get(task.pk, [])[:8]],
+                        status="approved" if task.status == "approved" else "checked", engine="openai")
+            for task in tasks if task.status in ("approved", "awaiting_report_review"))
+        ReviewDecision.objects.bulk_create(
+            ReviewDecision(task=plan.task, object_type="plan", object_id=plan.pk, decision="approve")
+            for plan in plans if plan.status == "approved")
+    return tasks
+
+
+def _report(task, evidence) -> str:
+    lines = [f"# {task.question}", ""]
+    for item in evidence[:8]:
+        lines += [f"{item.quote.split('.')[0]}. [E{item.pk}]", ""]
+    return "\n".join(lines)

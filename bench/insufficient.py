@@ -1,0 +1,119 @@
+"""Insufficient-evidence detection on real claims: does the flag [证据不足] go up when it should?
+
+Each claim is checked against its own cited article and nothing else. The article's sentences are
+joined with newlines (each sentence a line, as an extractor's output has; spans kept), the claim is
+the sub-question (``SubQuestion(id=1, text=claim, queries=(claim,))``), ``select_passages`` picks
+passages with a task's default ``max_passages`` (8), and ``analyse_extractive`` analyses them. The
+claim is flagged when the analysis yields only ``insufficient`` findings (nothing supported, no
+conflict), which is what shows as [证据不足] to an analyst.
+
+Figures: precision and recall of the flag with ``not_supported`` as the positive class
+(``partially_supported`` and ``supported`` claims that get flagged are false positives), the flag
+rate per label, and, for ``supported`` claims, sentence recall: a sentence that any annotator
+marked as supporting (union over annotators) is covered when at least half of its characters lie
+in selected passages.
+
+    python -m bench.insufficient --data ../shared/data/claims/wice_dev.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+from bench.common import DATA_ROOT, Figure, main, require_path
+from bench.evidence_recall import _covered
+
+NAME = "insufficient"
+POSITIVE = "not_supported"
+
+
+def article(sentences: list[str], joiner: str) -> tuple[str, list[tuple[int, int]]]:
+    text, spans = "", []
+    for sentence in sentences:
+        sentence = sentence.strip()
+        if text:
+            text += joiner
+        spans.append((len(text), len(text) + len(sentence)))
+        text += sentence
+    return text, spans
+
+
+def judge(record: dict, *, max_passages: int, joiner: str):
+    """(flagged?, selected passages, sentence spans) for one claim."""
+    from researchapp.pipeline.analyse import analyse_extractive
+    from researchapp.pipeline.collect import density
+    from researchapp.pipeline.evidence import select_passages
+    from researchapp.pipeline.types import Evidence, FindingStatus, Source, SubQuestion
+
+    text, spans = article(record["evidence"], joiner)
+    source = Source(id=1, url="https://claims.invalid/article", title="", text=text, host="claims.invalid",
+                    density=density(text), cluster="c1")
+    claim = " ".join(record["claim"].split())
+    subquestion = SubQuestion(id=1, text=claim, queries=(claim,))
+    passages = select_passages(subquestion, [source], max_passages=max_passages)
+    evidence = [Evidence(id=i + 1, source_id=1, subquestion_id=1, start=p.start, end=p.end, quote=p.quote,
+                         score=p.score, source_url=source.url, source_title=source.title, cluster=source.cluster)
+                for i, p in enumerate(passages)]
+    findings = analyse_extractive(subquestion, evidence)
+    flagged = all(finding.status == FindingStatus.INSUFFICIENT for finding in findings)
+    return flagged, passages, spans
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", type=Path, default=DATA_ROOT / "claims" / "wice_dev.jsonl")
+    parser.add_argument("--max-passages", type=int, default=8)
+    parser.add_argument("--join", choices=("newline", "space"), default="newline",
+                        help="how the article's sentences are joined into one text")
+    parser.add_argument("--limit", type=int, default=None)
+
+
+def run(args: argparse.Namespace) -> list[Figure]:
+    joiner = "\n" if args.join == "newline" else " "
+    labels: Counter[str] = Counter()
+    flagged_by_label: Counter[str] = Counter()
+    gold_sentences = covered_sentences = 0
+    passages_total = chars_total = 0
+    with require_path(args.data).open(encoding="utf-8") as lines:
+        records = [json.loads(line) for line in lines if line.strip()][: args.limit]
+    for record in records:
+        flagged, passages, spans = judge(record, max_passages=args.max_passages, joiner=joiner)
+        label = record["label"]
+        labels[label] += 1
+        flagged_by_label[label] += flagged
+        passages_total += len(passages)
+        chars_total += sum(len(p.quote) for p in passages)
+        if label == "supported":
+            wanted = {i for annotator in record.get("supporting_sentences", []) for i in annotator}
+            selected = [(p.start, p.end) for p in passages]
+            for index in wanted:
+                if 0 <= index < len(spans) and spans[index][1] > spans[index][0]:
+                    gold_sentences += 1
+                    start, end = spans[index]
+                    covered_sentences += _covered((start, end), selected) * 2 >= end - start
+    true_positive = flagged_by_label[POSITIVE]
+    flagged_total = sum(flagged_by_label.values())
+    precision = true_positive / flagged_total if flagged_total else 0.0
+    recall = true_positive / labels[POSITIVE] if labels[POSITIVE] else 0.0
+    figures = [
+        Figure(NAME, "claims", len(records), note=", ".join(f"{k} {v}" for k, v in sorted(labels.items()))),
+        Figure(NAME, "[证据不足] precision (not_supported)", round(precision, 4), target="report only"),
+        Figure(NAME, "[证据不足] recall (not_supported)", round(recall, 4), target="report only"),
+    ]
+    for label in sorted(labels):
+        figures.append(Figure(NAME, f"flag rate, {label}", round(flagged_by_label[label] / labels[label], 4),
+                              note=f"{flagged_by_label[label]} of {labels[label]}"))
+    figures += [
+        Figure(NAME, "supported: sentence recall (union of annotators)",
+               round(covered_sentences / gold_sentences, 4) if gold_sentences else None,
+               note=f"{covered_sentences} of {gold_sentences} sentences"),
+        Figure(NAME, "passages/claim", round(passages_total / max(len(records), 1), 2)),
+        Figure(NAME, "passage chars/claim", round(chars_total / max(len(records), 1))),
+    ]
+    return figures
+
+
+if __name__ == "__main__":
+    main(NAME, run, add_arguments)
