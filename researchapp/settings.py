@@ -175,7 +175,7 @@ RESEARCH = {
     "RESULTS_PER_QUERY": int(os.environ.get("RESEARCH_RESULTS_PER_QUERY", "5")),
     "MAX_PASSAGES_PER_SUBQUESTION": int(os.environ.get("RESEARCH_MAX_PASSAGES", "8")),
     "MAX_REVISIONS": int(os.environ.get("RESEARCH_MAX_REVISIONS", "2")),
-    "CONCURRENCY": int(os.environ.get("RESEARCH_CONCURRENCY", "4")),
+    "CONCURRENCY": int(os.environ.get("RESEARCH_CONCURRENCY", "6")),
     # Live-mode providers.
     "TAVILY_API_KEY": os.environ.get("TAVILY_API_KEY", ""),
     "TAVILY_API_BASE_URL": os.environ.get("TAVILY_API_BASE_URL", ""),

@@ -555,3 +555,24 @@ def test_it_builds_the_review_queue_in_constant_queries(analyst, researcher):
     response = client.get(reverse("review_queue"))
     assert response.content.decode().count('data-testid="queue-item"') == 10
     assert queries_for(client, reverse("review_queue")) == one
+
+
+def test_the_review_queue_lists_the_oldest_waits_per_gate_and_counts_the_rest(client, analyst, settings):
+    from researchapp import selectors
+    from researchapp.models import ResearchTask
+    from tests.factories import TaskFactory
+
+    # given more tasks waiting at one gate than the queue lists
+    selectors.QUEUE_LENGTH, length = 3, selectors.QUEUE_LENGTH
+    try:
+        tasks = [TaskFactory(status=ResearchTask.Status.AWAITING_PLAN_REVIEW) for _ in range(5)]
+        client.force_login(analyst)
+        response = client.get("/reviews/")
+    finally:
+        selectors.QUEUE_LENGTH = length
+
+    # then the oldest three are listed, and all five are counted
+    body = response.content.decode()
+    listed = [t.pk for t in tasks if f'data-task-id="{t.pk}"' in body]
+    assert listed == [t.pk for t in tasks[:3]]
+    assert "Plans to approve (5)" in body and "The oldest 3 of 5 are shown." in body

@@ -9,6 +9,7 @@ are the services' business, not the runner's.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -258,20 +259,36 @@ def collection_complete(task: ResearchTask) -> bool:
 def run_analyse(task: ResearchTask) -> None:
     """Upsert findings for every sub-question collected in this round.
 
+    1. Load each sub-question's evidence. 2. Analyse the sub-questions concurrently (model calls
+    wait on the network, and they are independent). 3. Store what each returned; if any failed,
+    the others' findings are kept and the first error is raised.
+
     Unresolved findings the new analysis no longer proposes are superseded (deleted); findings an
     analyst already decided are kept as they are: decisions are never undone by a re-run.
     """
     engine = registry.engine_for(task.engine)
     usage = t.UsageLog()
+    inputs = [
+        (subquestion, [evidence_value(e) for e in subquestion.evidence.select_related("source")])
+        for subquestion in approved_subquestions(task)
+        if subquestion.collected_round == task.round
+    ]
+    errors: list[Exception] = []
     try:
-        for subquestion in approved_subquestions(task):
-            if subquestion.collected_round != task.round:
-                continue
-            rows = Evidence.objects.filter(subquestion=subquestion).select_related("source")
-            drafts = engine.analyse(subquestion_value(subquestion), [evidence_value(e) for e in rows], usage=usage)
-            store_findings(task, subquestion, drafts)
+        with ThreadPoolExecutor(max_workers=max(1, min(len(inputs), settings.RESEARCH["CONCURRENCY"]))) as pool:
+            futures = [
+                (subquestion, pool.submit(engine.analyse, subquestion_value(subquestion), evidence, usage=usage))
+                for subquestion, evidence in inputs
+            ]
+        for subquestion, future in futures:
+            try:
+                store_findings(task, subquestion, future.result())
+            except Exception as error:  # noqa: BLE001 - kept, and raised once the rest is stored
+                errors.append(error)
     finally:
         record_usage(task, usage)
+    if errors:
+        raise errors[0]
 
 
 def store_findings(task: ResearchTask, subquestion: SubQuestion, drafts: list[t.FindingDraft]) -> None:
