@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.core.paginator import Page, Paginator
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
@@ -33,7 +34,7 @@ from researchapp.services.findings import can_request_more_research
 
 CONTEXT_CHARS = 600
 FEED_LENGTH = 50
-TASK_LIST_LENGTH = 200
+TASK_LIST_LENGTH = 50  # rows per page: rendering, not SQL, is what a long page costs
 
 
 def count_of(queryset: QuerySet) -> Coalesce:
@@ -73,10 +74,10 @@ def visible_task(task_id: int, user) -> ResearchTask:
     return get_object_or_404(ResearchTask.objects.visible_to(user).select_related("owner"), pk=task_id)
 
 
-def task_list_for(user) -> list[ResearchTask]:
-    """Analysts see every task, researchers their own; newest first, with counts."""
-    tasks = ResearchTask.objects.visible_to(user).select_related("owner")
-    return list(with_counts(tasks)[:TASK_LIST_LENGTH])
+def task_list_for(user, page: str | int | None = 1) -> Page:
+    """Analysts see every task, researchers their own; newest first, with counts, a page at a time."""
+    tasks = with_counts(ResearchTask.objects.visible_to(user).select_related("owner"))
+    return Paginator(tasks, TASK_LIST_LENGTH).get_page(page)
 
 
 @dataclass(frozen=True)
@@ -382,7 +383,7 @@ class ReviewQueue:
         return self.waiting[ResearchTask.Status.AWAITING_REPORT_REVIEW]
 
 
-QUEUE_LENGTH = 50  # per gate: the oldest waits first; the rest are counted, not listed
+QUEUE_LENGTH = 25  # per gate: the oldest waits first; the rest are counted, not listed
 
 
 def review_queue(user) -> ReviewQueue:

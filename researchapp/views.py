@@ -63,7 +63,7 @@ def task_list(request: HttpRequest) -> HttpResponse:
 def _task_list_page(request: HttpRequest, form: SubmitForm, status: int = 200) -> HttpResponse:
     context = {
         "form": form,
-        "tasks": selectors.task_list_for(request.user),
+        "tasks": selectors.task_list_for(request.user, request.GET.get("page")),
         "can_submit": can_submit(request.user),
         "demo_question": selectors.demo_question(),
     }

@@ -576,3 +576,24 @@ def test_the_review_queue_lists_the_oldest_waits_per_gate_and_counts_the_rest(cl
     listed = [t.pk for t in tasks if f'data-task-id="{t.pk}"' in body]
     assert listed == [t.pk for t in tasks[:3]]
     assert "Plans to approve (5)" in body and "The oldest 3 of 5 are shown." in body
+
+
+def test_the_task_list_pages_through_tasks_newest_first(client, analyst):
+    from researchapp import selectors
+    from tests.factories import TaskFactory
+
+    selectors.TASK_LIST_LENGTH, length = 2, selectors.TASK_LIST_LENGTH
+    try:
+        tasks = [TaskFactory(owner=analyst) for _ in range(5)]
+        client.force_login(analyst)
+        first = client.get("/").content.decode()
+        third = client.get("/?page=3").content.decode()
+    finally:
+        selectors.TASK_LIST_LENGTH = length
+
+    def rows(body: str) -> list[int]:
+        return [t.pk for t in reversed(tasks) if f'data-task-id="{t.pk}"' in body]
+
+    assert rows(first) == [tasks[4].pk, tasks[3].pk]
+    assert rows(third) == [tasks[0].pk]
+    assert "Page 1 of 3 (5 tasks)" in first and 'data-testid="older"' in first
