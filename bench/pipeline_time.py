@@ -28,7 +28,7 @@ BROKER_DB = 12
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--concurrency", type=int, default=8, help="worker threads")
     parser.add_argument("--research-concurrency", type=int, default=None,
-                        help="RESEARCH_CONCURRENCY for the pipeline (default: the app's own, 4)")
+                        help="RESEARCH_CONCURRENCY for the pipeline (default: the app's own setting)")
     parser.add_argument("--timeout", type=float, default=180, help="seconds a task may take")
     parser.add_argument("--no-warmup", action="store_true")
     parser.add_argument("--with-tokens", action="store_true", help="also report bench.tokens' figures")
@@ -74,7 +74,7 @@ def run_standard(args: argparse.Namespace) -> dict:
             "batch": batch, "chain": longest_chain(waits), "costs": task_costs([task_id]), "waits": waits,
             "stages": stage_seconds(task_id),
             "prompt_chars": sum(len(str(m.get("content") or "")) for chat in chats for m in chat["messages"]),
-            "research_concurrency": os.environ.get("RESEARCH_CONCURRENCY", "4 (default)"),
+            "research_concurrency": os.environ.get("RESEARCH_CONCURRENCY", "app default"),
             "settings": list(args.set),
         }
     if batch.done == 1:

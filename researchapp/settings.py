@@ -180,6 +180,7 @@ RESEARCH = {
     "TAVILY_API_KEY": os.environ.get("TAVILY_API_KEY", ""),
     "TAVILY_API_BASE_URL": os.environ.get("TAVILY_API_BASE_URL", ""),
     "TAVILY_RATE_PER_SECOND": float(os.environ.get("TAVILY_RATE_PER_SECOND", "5")),
+    "TAVILY_RATE_BURST": int(os.environ.get("TAVILY_RATE_BURST", "5")),
     "OPENAI_API_KEY": os.environ.get("OPENAI_API_KEY", ""),
     "OPENAI_BASE_URL": os.environ.get("OPENAI_BASE_URL", ""),
     "OPENAI_MODEL": os.environ.get("OPENAI_MODEL", "gpt-4o-mini"),

@@ -133,13 +133,15 @@ class RateLimitedSearch:
     """A search provider that waits its turn in a budget shared by every worker."""
 
     def __init__(self, search: SearchProvider, limiter: RateLimiter, *, rate_per_second: float,
-                 timeout: float = 30.0) -> None:
+                 burst: int = 1, timeout: float = 30.0) -> None:
         self.inner = search
         self.name = search.name
         self.limiter = limiter
         self.rate_per_second = rate_per_second
+        self.burst = burst
         self.timeout = timeout
 
     def search(self, query: str, *, max_results: int) -> list[Hit]:
-        self.limiter.acquire(self.name, rate_per_second=self.rate_per_second, timeout=self.timeout)
+        self.limiter.acquire(self.name, rate_per_second=self.rate_per_second, burst=self.burst,
+                             timeout=self.timeout)
         return self.inner.search(query, max_results=max_results)
