@@ -55,19 +55,6 @@ def celery_worker_thread(transactional_db):
     with start_worker(app, pool="threads", concurrency=4, perform_ping_check=False,
                       loglevel="WARNING", shutdown_timeout=30) as worker:
         yield worker
-    close_other_connections()
-
-
-def close_other_connections() -> None:
-    """The worker's threads leave their connections open; close them so the test database can go."""
-    from django.db import connection
-
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
 
 
 def wait_for(predicate, *, timeout: float = 60.0, interval: float = 0.2, what: str = "condition"):
