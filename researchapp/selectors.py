@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -357,54 +357,6 @@ def evidence_context(evidence_id: int, user, chars: int = CONTEXT_CHARS) -> Evid
 
 
 # --- review queue ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ReviewQueue:
-    plans: list[ResearchTask]
-    evidence: list[ResearchTask]
-    reports: list[ResearchTask]
-    waiting: dict[str, int]  # status → how many tasks wait there, shown or not
-
-    @property
-    def total(self) -> int:
-        return sum(self.waiting.values())
-
-    @property
-    def plans_waiting(self) -> int:
-        return self.waiting[ResearchTask.Status.AWAITING_PLAN_REVIEW]
-
-    @property
-    def evidence_waiting(self) -> int:
-        return self.waiting[ResearchTask.Status.AWAITING_EVIDENCE_REVIEW]
-
-    @property
-    def reports_waiting(self) -> int:
-        return self.waiting[ResearchTask.Status.AWAITING_REPORT_REVIEW]
-
-
-QUEUE_LENGTH = 25  # per gate: the oldest waits first; the rest are counted, not listed
-
-
-def review_queue(user) -> ReviewQueue:
-    """The tasks waiting for an analyst, oldest wait first, grouped by gate (four queries)."""
-    Status = ResearchTask.Status
-    awaiting = ResearchTask.objects.visible_to(user).filter(status__in=ResearchTask.AWAITING)
-    waiting = awaiting.aggregate(**{status: Count("pk", filter=Q(status=status)) for status in ResearchTask.AWAITING})
-    groups = {
-        status: list(
-            with_counts(awaiting.filter(status=status).select_related("owner")).order_by("updated_at", "id")[
-                :QUEUE_LENGTH
-            ]
-        )
-        for status in ResearchTask.AWAITING
-    }
-    return ReviewQueue(
-        plans=groups[Status.AWAITING_PLAN_REVIEW],
-        evidence=groups[Status.AWAITING_EVIDENCE_REVIEW],
-        reports=groups[Status.AWAITING_REPORT_REVIEW],
-        waiting=waiting,
-    )
 
 
 def demo_question() -> str:

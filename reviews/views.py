@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET
 
 from researchapp import selectors
 from researchapp.permissions import is_analyst
-from reviews.selectors import audit_trail
+from reviews.selectors import audit_trail, review_queue_for
 
 
 @login_required
@@ -18,7 +18,7 @@ from reviews.selectors import audit_trail
 def review_queue(request: HttpRequest) -> HttpResponse:
     if not is_analyst(request.user):
         raise PermissionDenied("The review queue is for analysts.")
-    return render(request, "review_queue.html", {"queue": selectors.review_queue(request.user)})
+    return render(request, "review_queue.html", {"queue": review_queue_for(request.user)})
 
 
 @login_required

@@ -558,8 +558,8 @@ def test_it_builds_the_review_queue_in_constant_queries(analyst, researcher):
 
 
 def test_the_review_queue_lists_the_oldest_waits_per_gate_and_counts_the_rest(client, analyst, settings):
-    from researchapp import selectors
     from researchapp.models import ResearchTask
+    from reviews import selectors
     from tests.factories import TaskFactory
 
     # given more tasks waiting at one gate than the queue lists
