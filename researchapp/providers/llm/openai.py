@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import httpx
 import openai
 
-from researchapp.pipeline.analyse import INSUFFICIENT_MARK
+from researchapp.pipeline.analyse import insufficient_finding
 from researchapp.pipeline.types import (
     CheckIssue,
     Claim,
@@ -24,7 +24,6 @@ from researchapp.pipeline.types import (
     Evidence,
     Finding,
     FindingDraft,
-    FindingStatus,
     LLMUsage,
     Plan,
     SubQuestion,
@@ -250,15 +249,6 @@ class OpenAIEngine:
 
     def close(self) -> None:
         self._client.close()
-
-
-def insufficient_finding(subquestion: SubQuestion) -> FindingDraft:
-    return FindingDraft(
-        key=f"sq{subquestion.id}:llm:insufficient",
-        subquestion_id=subquestion.id,
-        status=FindingStatus.INSUFFICIENT,
-        statement=f"{INSUFFICIENT_MARK} {subquestion.text}",
-    )
 
 
 def provider_error_for(error: openai.OpenAIError, *, stage: str, model: str) -> ProviderError:
