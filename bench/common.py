@@ -75,7 +75,9 @@ def print_figures(figures: Sequence[Figure], *, out=sys.stdout) -> None:
         rows.append((figure.benchmark, figure.name, value, figure.target, met))
     widths = [max(_width(row[i]) for row in rows) for i in range(5)]
     for index, row in enumerate(rows):
-        print("  ".join(_pad(cell, width) for cell, width in zip(row, widths, strict=True)).rstrip(), file=out)
+        print(
+            "  ".join(_pad(cell, width) for cell, width in zip(row, widths, strict=True)).rstrip(), file=out
+        )
         if index == 0:
             print("  ".join("-" * width for width in widths), file=out)
     noted = [figure for figure in figures if figure.note]
@@ -86,9 +88,12 @@ def print_figures(figures: Sequence[Figure], *, out=sys.stdout) -> None:
     out.flush()
 
 
-def main(benchmark: str, run: Callable[[argparse.Namespace], list[Figure]],
-         add_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
-         argv: Sequence[str] | None = None) -> None:
+def main(
+    benchmark: str,
+    run: Callable[[argparse.Namespace], list[Figure]],
+    add_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
+    argv: Sequence[str] | None = None,
+) -> None:
     parser = argparse.ArgumentParser(prog=f"python -m bench.{benchmark}")
     if add_arguments is not None:
         add_arguments(parser)
@@ -109,9 +114,18 @@ def main(benchmark: str, run: Callable[[argparse.Namespace], list[Figure]],
         print_figures(figures)
         print(f"({benchmark}: {elapsed:.1f}s)", flush=True)
     if args.json:
-        args.json.write_text(json.dumps(
-            {"benchmark": benchmark, "status": status, "seconds": round(elapsed, 1),
-             "figures": [asdict(figure) for figure in figures]}, indent=2, ensure_ascii=False))
+        args.json.write_text(
+            json.dumps(
+                {
+                    "benchmark": benchmark,
+                    "status": status,
+                    "seconds": round(elapsed, 1),
+                    "figures": [asdict(figure) for figure in figures],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
 
 
 def _terminate(signum, frame) -> None:
@@ -143,15 +157,27 @@ def _memory_gb() -> float | None:
 
 def git_commit() -> str:
     try:
-        result = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT_ROOT, capture_output=True,
-                                text=True, timeout=10, check=False)
+        result = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
     except OSError:
         return "uncommitted"
     commit = result.stdout.strip()
     if result.returncode != 0 or not commit:
         return "uncommitted"
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=PROJECT_ROOT,
-                           capture_output=True, text=True, timeout=10, check=False).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=10,
+        check=False,
+    ).stdout.strip()
     return commit + ("+local changes" if dirty else "")
 
 

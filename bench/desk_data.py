@@ -18,16 +18,34 @@ SUBQUESTIONS = 5
 SOURCES = 6
 EVIDENCE_PER_SOURCE = 3
 EVENTS = 8
-WORDS = ("harbor city tram line riders survey station minutes daily passengers transit authority council "
-         "budget million report study cost delay safety vehicles route year growth figure policy data "
-         "service network fares weekday peak capacity commuters opened construction measured estimate").split()
+WORDS = (
+    "harbor city tram line riders survey station minutes daily passengers transit authority council "
+    "budget million report study cost delay safety vehicles route year growth figure policy data "
+    "service network fares weekday peak capacity commuters opened construction measured estimate"
+).split()
 
 # Twenty slots, cycled; the first ten hold every page's kind of task, so a desk of 10 tasks has all.
 STATUS_CYCLE = (
-    "awaiting_evidence_review", "approved", "awaiting_plan_review", "awaiting_report_review", "approved",
-    "awaiting_evidence_review", "collecting", "approved", "awaiting_evidence_review", "failed",
-    "approved", "awaiting_evidence_review", "awaiting_plan_review", "awaiting_report_review", "approved",
-    "awaiting_evidence_review", "analysing", "approved", "cancelled", "approved",
+    "awaiting_evidence_review",
+    "approved",
+    "awaiting_plan_review",
+    "awaiting_report_review",
+    "approved",
+    "awaiting_evidence_review",
+    "collecting",
+    "approved",
+    "awaiting_evidence_review",
+    "failed",
+    "approved",
+    "awaiting_evidence_review",
+    "awaiting_plan_review",
+    "awaiting_report_review",
+    "approved",
+    "awaiting_evidence_review",
+    "analysing",
+    "approved",
+    "cancelled",
+    "approved",
 )
 NO_FINDINGS = {"awaiting_plan_review", "collecting"}
 
@@ -92,21 +110,43 @@ def seed(n_tasks: int, findings_total: int, *, start_index: int = 0, seed_value:
 
     with transaction.atomic():
         tasks = ResearchTask.objects.bulk_create(
-            ResearchTask(owner=owners[(start_index + i) % len(owners)], status=status,
-                         question=f"Bench question {start_index + i}: how busy is the tram line of city {i % 37}?",
-                         search_provider="tavily", engine="openai", searches=10, pages_opened=30,
-                         llm_tokens_in=20_000, llm_tokens_out=3_000, failed_stage="collecting" if status == "failed" else "",
-                         failure_reason="timed out" if status == "failed" else "")
-            for i, status in enumerate(statuses))
+            ResearchTask(
+                owner=owners[(start_index + i) % len(owners)],
+                status=status,
+                question=f"Bench question {start_index + i}: how busy is the tram line of city {i % 37}?",
+                search_provider="tavily",
+                engine="openai",
+                searches=10,
+                pages_opened=30,
+                llm_tokens_in=20_000,
+                llm_tokens_out=3_000,
+                failed_stage="collecting" if status == "failed" else "",
+                failure_reason="timed out" if status == "failed" else "",
+            )
+            for i, status in enumerate(statuses)
+        )
         plans = Plan.objects.bulk_create(
-            Plan(task=task, version=1, intent="descriptive", engine="openai",
-                 status="draft" if task.status == "awaiting_plan_review" else "approved")
-            for task in tasks)
+            Plan(
+                task=task,
+                version=1,
+                intent="descriptive",
+                engine="openai",
+                status="draft" if task.status == "awaiting_plan_review" else "approved",
+            )
+            for task in tasks
+        )
         subquestions = SubQuestion.objects.bulk_create(
-            SubQuestion(plan=plan, order=k, text=f"Sub-question {k + 1} of task {plan.task_id}?",
-                        rationale="Why it matters.", queries=[f"query {k + 1}a", f"query {k + 1}b"],
-                        collected_round=0 if plan.status == "draft" else 1)
-            for plan in plans for k in range(SUBQUESTIONS))
+            SubQuestion(
+                plan=plan,
+                order=k,
+                text=f"Sub-question {k + 1} of task {plan.task_id}?",
+                rationale="Why it matters.",
+                queries=[f"query {k + 1}a", f"query {k + 1}b"],
+                collected_round=0 if plan.status == "draft" else 1,
+            )
+            for plan in plans
+            for k in range(SUBQUESTIONS)
+        )
         sq_of = {}
         for sq, plan in zip(subquestions, (p for p in plans for _ in range(SUBQUESTIONS)), strict=True):
             sq_of.setdefault(plan.task_id, []).append(sq)
@@ -118,11 +158,23 @@ def seed(n_tasks: int, findings_total: int, *, start_index: int = 0, seed_value:
             for s in range(SOURCES):
                 url = f"https://site{s}.example/tasks/{task.pk}/page-{s}"
                 text = _text(rng, 18)
-                source_rows.append(Source(
-                    task=task, url=url, normalized_url=normalize_url(url), host=url_host(url), title=f"Page {s}",
-                    text=text, sha256=hashlib.sha256(text.encode()).hexdigest(), http_status=200,
-                    content_type="text/html", extraction="trafilatura", provider="tavily",
-                    density=0.9, cluster=f"c{task.pk}-{s}"))
+                source_rows.append(
+                    Source(
+                        task=task,
+                        url=url,
+                        normalized_url=normalize_url(url),
+                        host=url_host(url),
+                        title=f"Page {s}",
+                        text=text,
+                        sha256=hashlib.sha256(text.encode()).hexdigest(),
+                        http_status=200,
+                        content_type="text/html",
+                        extraction="trafilatura",
+                        provider="tavily",
+                        density=0.9,
+                        cluster=f"c{task.pk}-{s}",
+                    )
+                )
         sources = Source.objects.bulk_create(source_rows, batch_size=1000)
         evidence_rows = []
         for source in sources:
@@ -131,10 +183,18 @@ def seed(n_tasks: int, findings_total: int, *, start_index: int = 0, seed_value:
             for p, paragraph in enumerate(paragraphs):
                 if p < EVIDENCE_PER_SOURCE:
                     sq = sq_of[source.task_id][(p + source.pk) % SUBQUESTIONS]
-                    evidence_rows.append(Evidence(
-                        task_id=source.task_id, source=source, subquestion=sq, start=offset,
-                        end=offset + len(paragraph), quote=paragraph, snapshot_sha256=source.sha256,
-                        score=round(rng.random(), 3)))
+                    evidence_rows.append(
+                        Evidence(
+                            task_id=source.task_id,
+                            source=source,
+                            subquestion=sq,
+                            start=offset,
+                            end=offset + len(paragraph),
+                            quote=paragraph,
+                            snapshot_sha256=source.sha256,
+                            score=round(rng.random(), 3),
+                        )
+                    )
                 offset += len(paragraph) + 2
         evidence = Evidence.objects.bulk_create(evidence_rows, batch_size=2000)
         evidence_of: dict[int, list] = {}
@@ -147,33 +207,79 @@ def seed(n_tasks: int, findings_total: int, *, start_index: int = 0, seed_value:
             for f in range(per_task.get(i, 0)):
                 kind = "conflict" if f % 10 in (1, 5) else ("insufficient" if f % 10 == 8 else "supported")
                 open_review = task.status == "awaiting_evidence_review"
-                resolution = "" if kind == "supported" or open_review else {"conflict": "picked", "insufficient": "gap"}[kind]
-                finding_rows.append(Finding(
-                    task=task, subquestion=sq_of[task.pk][f % SUBQUESTIONS], key=f"bench-{f}", status=kind,
-                    statement=("[证据不足] " if kind == "insufficient" else "") + f"Statement {f} about the tram.",
-                    confidence="" if kind == "insufficient" else "medium", resolution=resolution))
-                linked = [] if kind == "insufficient" else [pool[(f * 2) % len(pool)], pool[(f * 2 + 1) % len(pool)]]
-                finding_links.append([(e, "contradicts" if kind == "conflict" and n == 1 else "supports")
-                                      for n, e in enumerate(linked)])
+                resolution = (
+                    ""
+                    if kind == "supported" or open_review
+                    else {"conflict": "picked", "insufficient": "gap"}[kind]
+                )
+                finding_rows.append(
+                    Finding(
+                        task=task,
+                        subquestion=sq_of[task.pk][f % SUBQUESTIONS],
+                        key=f"bench-{f}",
+                        status=kind,
+                        statement=("[证据不足] " if kind == "insufficient" else "")
+                        + f"Statement {f} about the tram.",
+                        confidence="" if kind == "insufficient" else "medium",
+                        resolution=resolution,
+                    )
+                )
+                linked = (
+                    []
+                    if kind == "insufficient"
+                    else [pool[(f * 2) % len(pool)], pool[(f * 2 + 1) % len(pool)]]
+                )
+                finding_links.append(
+                    [
+                        (e, "contradicts" if kind == "conflict" and n == 1 else "supports")
+                        for n, e in enumerate(linked)
+                    ]
+                )
         findings = Finding.objects.bulk_create(finding_rows, batch_size=2000)
         FindingEvidence.objects.bulk_create(
-            (FindingEvidence(finding=finding, evidence=e, stance=stance)
-             for finding, links in zip(findings, finding_links, strict=True) for e, stance in links),
-            batch_size=5000, ignore_conflicts=True)
+            (
+                FindingEvidence(finding=finding, evidence=e, stance=stance)
+                for finding, links in zip(findings, finding_links, strict=True)
+                for e, stance in links
+            ),
+            batch_size=5000,
+            ignore_conflicts=True,
+        )
 
         Event.objects.bulk_create(
-            (Event(task=task, stage="collecting", kind="warning" if e == 3 else ("transition" if e % 2 else "progress"),
-                   message=f"Step {e} of task {task.pk}.", data={"step": e})
-             for task in tasks for e in range(EVENTS)), batch_size=5000)
+            (
+                Event(
+                    task=task,
+                    stage="collecting",
+                    kind="warning" if e == 3 else ("transition" if e % 2 else "progress"),
+                    message=f"Step {e} of task {task.pk}.",
+                    data={"step": e},
+                )
+                for task in tasks
+                for e in range(EVENTS)
+            ),
+            batch_size=5000,
+        )
         ReportDraft.objects.bulk_create(
-            ReportDraft(task=task, version=1, markdown=_report(task, evidence_of.get(task.pk, [])),
-                        claims=[{"text": e.quote[:80], "evidence_ids": [e.pk], "section": str(e.subquestion_id)}
-                                for e in evidence_of.get(task.pk, [])[:8]],
-                        status="approved" if task.status == "approved" else "checked", engine="openai")
-            for task in tasks if task.status in ("approved", "awaiting_report_review"))
+            ReportDraft(
+                task=task,
+                version=1,
+                markdown=_report(task, evidence_of.get(task.pk, [])),
+                claims=[
+                    {"text": e.quote[:80], "evidence_ids": [e.pk], "section": str(e.subquestion_id)}
+                    for e in evidence_of.get(task.pk, [])[:8]
+                ],
+                status="approved" if task.status == "approved" else "checked",
+                engine="openai",
+            )
+            for task in tasks
+            if task.status in ("approved", "awaiting_report_review")
+        )
         ReviewDecision.objects.bulk_create(
             ReviewDecision(task=plan.task, object_type="plan", object_id=plan.pk, decision="approve")
-            for plan in plans if plan.status == "approved")
+            for plan in plans
+            if plan.status == "approved"
+        )
     return tasks
 
 

@@ -60,7 +60,11 @@ def hotpot_corpus(record: dict) -> Corpus:
         text, spans = _join(sentences)
         source_index = len(corpus.texts)
         corpus.texts.append((title, text))
-        corpus.gold += [(source_index, spans[i]) for i in range(len(spans)) if (title, i) in wanted and spans[i][1] > spans[i][0]]
+        corpus.gold += [
+            (source_index, spans[i])
+            for i in range(len(spans))
+            if (title, i) in wanted and spans[i][1] > spans[i][0]
+        ]
     return corpus
 
 
@@ -101,11 +105,14 @@ def subquestions_for(question: str, *, add_question: bool):
     from researchapp.pipeline.types import SubQuestion
 
     plan = plan_extractive(question)
-    subquestions = [SubQuestion(id=i + 1, text=sq.text, queries=sq.queries, order=i)
-                    for i, sq in enumerate(plan.subquestions)]
+    subquestions = [
+        SubQuestion(id=i + 1, text=sq.text, queries=sq.queries, order=i)
+        for i, sq in enumerate(plan.subquestions)
+    ]
     if add_question:
-        subquestions.append(SubQuestion(id=len(subquestions) + 1, text=question, queries=(question,),
-                                        order=len(subquestions)))
+        subquestions.append(
+            SubQuestion(id=len(subquestions) + 1, text=question, queries=(question,), order=len(subquestions))
+        )
     return subquestions
 
 
@@ -113,8 +120,18 @@ def sources_for(corpus: Corpus):
     from researchapp.pipeline.collect import density
     from researchapp.pipeline.types import Source
 
-    return [Source(id=i + 1, url=f"https://bench.invalid/{i + 1}", title=title, text=text, host=f"s{i + 1}",
-                   density=density(text), cluster=f"s{i + 1}") for i, (title, text) in enumerate(corpus.texts)]
+    return [
+        Source(
+            id=i + 1,
+            url=f"https://bench.invalid/{i + 1}",
+            title=title,
+            text=text,
+            host=f"s{i + 1}",
+            density=density(text),
+            cluster=f"s{i + 1}",
+        )
+        for i, (title, text) in enumerate(corpus.texts)
+    ]
 
 
 def handed_on(corpus: Corpus, *, add_question: bool, max_passages: int, cap: int):
@@ -182,8 +199,12 @@ def evaluate(corpora: Sequence[Corpus], *, add_question: bool, max_passages: int
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", type=Path, default=DATA_ROOT / "multihop" / "hotpotqa_train100.jsonl")
-    parser.add_argument("--max-passages", type=int, default=8,
-                        help="select_passages' max_passages per sub-question (a task's default: 8)")
+    parser.add_argument(
+        "--max-passages",
+        type=int,
+        default=8,
+        help="select_passages' max_passages per sub-question (a task's default: 8)",
+    )
     parser.add_argument("--cap", type=int, default=12, help="passages handed on per question, at most")
     parser.add_argument("--limit", type=int, default=None)
 
@@ -193,18 +214,38 @@ def run(args: argparse.Namespace) -> list[Figure]:
     if not corpora:
         raise SystemExit(f"{args.data}: no records")
     level = corpora[0].level
-    figures = [Figure(NAME, "questions", len(corpora), note=f"{level}-level gold, {sum(len(c.gold) for c in corpora)} units")]
+    figures = [
+        Figure(
+            NAME,
+            "questions",
+            len(corpora),
+            note=f"{level}-level gold, {sum(len(c.gold) for c in corpora)} units",
+        )
+    ]
     for label, add_question in (("plan", False), ("plan+question", True)):
         tally = evaluate(corpora, add_question=add_question, max_passages=args.max_passages, cap=args.cap)
         recall = tally.found / tally.gold if tally.gold else 0.0
         mean_passages = tally.passages / tally.questions
         task_variant = not add_question
         figures += [
-            Figure(NAME, f"[{label}] {level} recall", round(recall, 4),
-                   target=">= 0.90 with <= 12 passages" if task_variant else "",
-                   met=(recall >= 0.90 and mean_passages <= 12) if task_variant else None),
-            *([Figure(NAME, f"[{label}] {level} recall, whole sentence inside",
-                      round(tally.found_strict / max(tally.gold, 1), 4))] if level == "sentence" else []),
+            Figure(
+                NAME,
+                f"[{label}] {level} recall",
+                round(recall, 4),
+                target=">= 0.90 with <= 12 passages" if task_variant else "",
+                met=(recall >= 0.90 and mean_passages <= 12) if task_variant else None,
+            ),
+            *(
+                [
+                    Figure(
+                        NAME,
+                        f"[{label}] {level} recall, whole sentence inside",
+                        round(tally.found_strict / max(tally.gold, 1), 4),
+                    )
+                ]
+                if level == "sentence"
+                else []
+            ),
             Figure(NAME, f"[{label}] passages/question", round(mean_passages, 2)),
             Figure(NAME, f"[{label}] passage chars/question", round(tally.chars / tally.questions)),
         ]

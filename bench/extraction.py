@@ -83,7 +83,9 @@ def load_pages(folder: Path, limit: int | None = None) -> list[Page]:
         if not path.exists():
             continue
         html = decode_body(gzip.decompress(path.read_bytes()), None, is_html=True)
-        pages.append(Page(page_id, truth[page_id].get("url", ""), html, truth[page_id].get("articleBody", "")))
+        pages.append(
+            Page(page_id, truth[page_id].get("url", ""), html, truth[page_id].get("articleBody", ""))
+        )
     return pages
 
 
@@ -102,7 +104,9 @@ def plain_trafilatura(page: Page) -> str:
     return trafilatura.extract(page.html) or ""
 
 
-def compare(pages: Sequence[Page], extractors: dict[str, Extractor], rounds: int) -> dict[str, tuple[float, list[str]]]:
+def compare(
+    pages: Sequence[Page], extractors: dict[str, Extractor], rounds: int
+) -> dict[str, tuple[float, list[str]]]:
     """Each extractor's total time (the sum over pages of its best time for that page) and its texts.
 
     1. Warm up: every extractor on the first few pages (imports, lazy tables, caches).
@@ -146,13 +150,24 @@ def run(args: argparse.Namespace) -> list[Figure]:
         Figure(NAME, "pages scored", n),
         Figure(NAME, "extract_html precision", round(our_quality.precision, 4)),
         Figure(NAME, "extract_html recall", round(our_quality.recall, 4)),
-        Figure(NAME, "extract_html F1", round(our_quality.f1, 4), target=f">= plain ({plain_quality.f1:.4f})",
-               met=our_quality.f1 >= plain_quality.f1),
+        Figure(
+            NAME,
+            "extract_html F1",
+            round(our_quality.f1, 4),
+            target=f">= plain ({plain_quality.f1:.4f})",
+            met=our_quality.f1 >= plain_quality.f1,
+        ),
         Figure(NAME, "plain trafilatura precision", round(plain_quality.precision, 4)),
         Figure(NAME, "plain trafilatura recall", round(plain_quality.recall, 4)),
         Figure(NAME, "plain trafilatura F1", round(plain_quality.f1, 4)),
-        Figure(NAME, "extract_html speed", round(our_speed, 1), "pages/s",
-               target=f">= 0.9x plain ({0.9 * plain_speed:.1f})", met=our_speed >= 0.9 * plain_speed),
+        Figure(
+            NAME,
+            "extract_html speed",
+            round(our_speed, 1),
+            "pages/s",
+            target=f">= 0.9x plain ({0.9 * plain_speed:.1f})",
+            met=our_speed >= 0.9 * plain_speed,
+        ),
         Figure(NAME, "plain trafilatura speed", round(plain_speed, 1), "pages/s"),
         Figure(NAME, "speed ratio ours/plain", round(our_speed / plain_speed, 3)),
     ]

@@ -49,14 +49,33 @@ def judge(record: dict, *, max_passages: int, joiner: str):
     from researchapp.pipeline.types import Evidence, FindingStatus, Source, SubQuestion
 
     text, spans = article(record["evidence"], joiner)
-    source = Source(id=1, url="https://claims.invalid/article", title="", text=text, host="claims.invalid",
-                    density=density(text), cluster="c1")
+    source = Source(
+        id=1,
+        url="https://claims.invalid/article",
+        title="",
+        text=text,
+        host="claims.invalid",
+        density=density(text),
+        cluster="c1",
+    )
     claim = " ".join(record["claim"].split())
     subquestion = SubQuestion(id=1, text=claim, queries=(claim,))
     passages = select_passages(subquestion, [source], max_passages=max_passages)
-    evidence = [Evidence(id=i + 1, source_id=1, subquestion_id=1, start=p.start, end=p.end, quote=p.quote,
-                         score=p.score, source_url=source.url, source_title=source.title, cluster=source.cluster)
-                for i, p in enumerate(passages)]
+    evidence = [
+        Evidence(
+            id=i + 1,
+            source_id=1,
+            subquestion_id=1,
+            start=p.start,
+            end=p.end,
+            quote=p.quote,
+            score=p.score,
+            source_url=source.url,
+            source_title=source.title,
+            cluster=source.cluster,
+        )
+        for i, p in enumerate(passages)
+    ]
     findings = analyse_extractive(subquestion, evidence)
     flagged = all(finding.status == FindingStatus.INSUFFICIENT for finding in findings)
     return flagged, passages, spans
@@ -65,8 +84,12 @@ def judge(record: dict, *, max_passages: int, joiner: str):
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", type=Path, default=DATA_ROOT / "claims" / "wice_dev.jsonl")
     parser.add_argument("--max-passages", type=int, default=8)
-    parser.add_argument("--join", choices=("newline", "space"), default="newline",
-                        help="how the article's sentences are joined into one text")
+    parser.add_argument(
+        "--join",
+        choices=("newline", "space"),
+        default="newline",
+        help="how the article's sentences are joined into one text",
+    )
     parser.add_argument("--limit", type=int, default=None)
 
 
@@ -103,12 +126,21 @@ def run(args: argparse.Namespace) -> list[Figure]:
         Figure(NAME, "[证据不足] recall (not_supported)", round(recall, 4), target="report only"),
     ]
     for label in sorted(labels):
-        figures.append(Figure(NAME, f"flag rate, {label}", round(flagged_by_label[label] / labels[label], 4),
-                              note=f"{flagged_by_label[label]} of {labels[label]}"))
+        figures.append(
+            Figure(
+                NAME,
+                f"flag rate, {label}",
+                round(flagged_by_label[label] / labels[label], 4),
+                note=f"{flagged_by_label[label]} of {labels[label]}",
+            )
+        )
     figures += [
-        Figure(NAME, "supported: sentence recall (union of annotators)",
-               round(covered_sentences / gold_sentences, 4) if gold_sentences else None,
-               note=f"{covered_sentences} of {gold_sentences} sentences"),
+        Figure(
+            NAME,
+            "supported: sentence recall (union of annotators)",
+            round(covered_sentences / gold_sentences, 4) if gold_sentences else None,
+            note=f"{covered_sentences} of {gold_sentences} sentences",
+        ),
         Figure(NAME, "passages/claim", round(passages_total / max(len(records), 1), 2)),
         Figure(NAME, "passage chars/claim", round(chars_total / max(len(records), 1))),
     ]

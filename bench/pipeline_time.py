@@ -27,13 +27,22 @@ BROKER_DB = 12
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--concurrency", type=int, default=8, help="worker threads")
-    parser.add_argument("--research-concurrency", type=int, default=None,
-                        help="RESEARCH_CONCURRENCY for the pipeline (default: the app's own setting)")
+    parser.add_argument(
+        "--research-concurrency",
+        type=int,
+        default=None,
+        help="RESEARCH_CONCURRENCY for the pipeline (default: the app's own setting)",
+    )
     parser.add_argument("--timeout", type=float, default=180, help="seconds a task may take")
     parser.add_argument("--no-warmup", action="store_true")
     parser.add_argument("--with-tokens", action="store_true", help="also report bench.tokens' figures")
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="an app setting from the environment, e.g. TAVILY_RATE_PER_SECOND=50 (repeatable)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an app setting from the environment, e.g. TAVILY_RATE_PER_SECOND=50 (repeatable)",
+    )
 
 
 def run_standard(args: argparse.Namespace) -> dict:
@@ -71,7 +80,10 @@ def run_standard(args: argparse.Namespace) -> dict:
             forget_queue(BROKER_DB)
         task_id = batch.task_ids[0]
         result = {
-            "batch": batch, "chain": longest_chain(waits), "costs": task_costs([task_id]), "waits": waits,
+            "batch": batch,
+            "chain": longest_chain(waits),
+            "costs": task_costs([task_id]),
+            "waits": waits,
             "stages": stage_seconds(task_id),
             "prompt_chars": sum(len(str(m.get("content") or "")) for chat in chats for m in chat["messages"]),
             "research_concurrency": os.environ.get("RESEARCH_CONCURRENCY", "app default"),
@@ -87,30 +99,62 @@ def run_standard(args: argparse.Namespace) -> dict:
 def time_figures(result: dict, worker_threads: int) -> list[Figure]:
     batch, chain = result["batch"], result["chain"]
     if batch.done != 1:
-        return [Figure(NAME, "task", f"did not finish: {dict(batch.statuses)}", met=False,
-                       note="; ".join(batch.failures)[:300])]
+        return [
+            Figure(
+                NAME,
+                "task",
+                f"did not finish: {dict(batch.statuses)}",
+                met=False,
+                note="; ".join(batch.failures)[:300],
+            )
+        ]
     wall = batch.wall
     return [
-        Figure(NAME, "wall time, submit → approved", round(wall, 2), "s",
-               target=f"<= 1.5x chain ({1.5 * chain['chain']:.1f}s)", met=wall <= 1.5 * chain["chain"],
-               note=f"collection rounds {result['costs']['rounds']}, worker threads {worker_threads}, "
-                    f"RESEARCH_CONCURRENCY {result['research_concurrency']}"
-                    + "".join(f", {setting}" for setting in result["settings"])),
-        Figure(NAME, "longest chain of waits", round(chain["chain"], 2), "s",
-               note=f"plan {chain['plan']:.1f} + collect leg {chain['collect_leg']:.2f} + "
-                    f"analyse {chain['analyse_max']:.1f} + write {chain['write']:.1f}"),
+        Figure(
+            NAME,
+            "wall time, submit → approved",
+            round(wall, 2),
+            "s",
+            target=f"<= 1.5x chain ({1.5 * chain['chain']:.1f}s)",
+            met=wall <= 1.5 * chain["chain"],
+            note=f"collection rounds {result['costs']['rounds']}, worker threads {worker_threads}, "
+            f"RESEARCH_CONCURRENCY {result['research_concurrency']}"
+            + "".join(f", {setting}" for setting in result["settings"]),
+        ),
+        Figure(
+            NAME,
+            "longest chain of waits",
+            round(chain["chain"], 2),
+            "s",
+            note=f"plan {chain['plan']:.1f} + collect leg {chain['collect_leg']:.2f} + "
+            f"analyse {chain['analyse_max']:.1f} + write {chain['write']:.1f}",
+        ),
         Figure(NAME, "wall / longest chain", round(wall / chain["chain"], 2)),
-        Figure(NAME, "chain with analyse calls in a row", round(chain["chain_analyse_serial"], 2), "s",
-               note=f"{chain['calls'].get('analyse', 0)} analyse calls, {chain['analyse_sum']:.1f}s in all"),
-        Figure(NAME, "sequential sum of all waits", round(chain["sequential_sum"], 2), "s",
-               note=", ".join(f"{k} {v}" for k, v in chain["calls"].items())),
+        Figure(
+            NAME,
+            "chain with analyse calls in a row",
+            round(chain["chain_analyse_serial"], 2),
+            "s",
+            note=f"{chain['calls'].get('analyse', 0)} analyse calls, {chain['analyse_sum']:.1f}s in all",
+        ),
+        Figure(
+            NAME,
+            "sequential sum of all waits",
+            round(chain["sequential_sum"], 2),
+            "s",
+            note=", ".join(f"{k} {v}" for k, v in chain["calls"].items()),
+        ),
         Figure(NAME, "wall / sequential sum", round(wall / chain["sequential_sum"], 3)),
         *stage_figures(result["stages"], wall),
     ]
 
 
-STAGES = (("planning", "planning"), ("collecting", "collecting"), ("analysing", "analysing"),
-          ("writing", "writing"))
+STAGES = (
+    ("planning", "planning"),
+    ("collecting", "collecting"),
+    ("analysing", "analysing"),
+    ("writing", "writing"),
+)
 
 
 def stage_figures(starts: dict[str, float], wall: float) -> list[Figure]:

@@ -30,14 +30,22 @@ def markdown(record: dict) -> str:
         "",
     ]
     for result in record["benchmarks"]:
-        lines += [f"### {result['name']}", "", f"`{result.get('command', '')}` ({result.get('seconds', '?')} s, "
-                  f"{result.get('status', '?')})", "", "| figure | value | target | met? | note |", "|---|---|---|---|---|"]
+        lines += [
+            f"### {result['name']}",
+            "",
+            f"`{result.get('command', '')}` ({result.get('seconds', '?')} s, {result.get('status', '?')})",
+            "",
+            "| figure | value | target | met? | note |",
+            "|---|---|---|---|---|",
+        ]
         for raw in result["figures"]:
             figure = Figure(**raw)
             met = "" if figure.met is None else ("yes" if figure.met else "**no**")
             value = format_value(figure.value) + (f" {figure.unit}" if figure.unit else "")
-            lines.append(f"| {_cell(figure.name.strip())} | {_cell(value)} | {_cell(figure.target)} | {met} | "
-                         f"{_cell(figure.note)} |")
+            lines.append(
+                f"| {_cell(figure.name.strip())} | {_cell(value)} | {_cell(figure.target)} | {met} | "
+                f"{_cell(figure.note)} |"
+            )
         lines.append("")
     return "\n".join(lines)
 

@@ -112,7 +112,9 @@ def session_cookie(analyst) -> tuple[str, str]:
     return settings.SESSION_COOKIE_NAME, client.cookies[settings.SESSION_COOKIE_NAME].value
 
 
-def hammer(url: str, cookies: dict[str, str], count: int, concurrency: int, deadline: float) -> tuple[list[float], int]:
+def hammer(
+    url: str, cookies: dict[str, str], count: int, concurrency: int, deadline: float
+) -> tuple[list[float], int]:
     """``count`` GETs of ``url`` from ``concurrency`` threads; stops early at ``deadline``."""
     latencies: list[float] = []
     errors = 0
@@ -155,8 +157,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--findings", type=int, default=10_000)
     parser.add_argument("--requests", type=int, default=200, help="requests per page")
     parser.add_argument("--concurrency", type=int, default=4)
-    parser.add_argument("--page-seconds", type=float, default=24,
-                        help="time limit per page (all rounds together); a slow page gets fewer requests")
+    parser.add_argument(
+        "--page-seconds",
+        type=float,
+        default=24,
+        help="time limit per page (all rounds together); a slow page gets fewer requests",
+    )
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
 
 
@@ -190,8 +196,16 @@ def run(args: argparse.Namespace) -> list[Figure]:
         connections.close_all()
         port = free_port()
         log = Path(tempfile.gettempdir()) / f"bench-gunicorn-{port}.log"
-        server = gunicorn(port, {"DATABASE_URL": database_url, "DEBUG": "false",
-                                 "RESEARCH_VAR_DIR": os.environ["RESEARCH_VAR_DIR"]}, log, workers=args.workers)
+        server = gunicorn(
+            port,
+            {
+                "DATABASE_URL": database_url,
+                "DEBUG": "false",
+                "RESEARCH_VAR_DIR": os.environ["RESEARCH_VAR_DIR"],
+            },
+            log,
+            workers=args.workers,
+        )
         origin = f"http://127.0.0.1:{port}"
         wait_http(origin + "/healthz")
         targets = {"healthz (trivial)": "/healthz", **pages}
@@ -200,8 +214,13 @@ def run(args: argparse.Namespace) -> list[Figure]:
         per_round = max(1, args.requests // ROUNDS)
         for _ in range(ROUNDS):
             for name, path in targets.items():
-                got, failed = hammer(origin + path, {cookie_name: cookie}, per_round, args.concurrency,
-                                     time.monotonic() + args.page_seconds / ROUNDS)
+                got, failed = hammer(
+                    origin + path,
+                    {cookie_name: cookie},
+                    per_round,
+                    args.concurrency,
+                    time.monotonic() + args.page_seconds / ROUNDS,
+                )
                 latencies[name] += got
                 errors[name] += failed
     finally:
@@ -217,26 +236,41 @@ def run(args: argparse.Namespace) -> list[Figure]:
 
     base_p95 = percentile(latencies["healthz (trivial)"], 0.95)
     figures = [
-        Figure(NAME, "rows", f"{n_tasks:,} tasks, {n_findings:,} findings ({n_review:,} awaiting review)",
-               note=f"seeded in {seed_seconds:.1f}s"),
+        Figure(
+            NAME,
+            "rows",
+            f"{n_tasks:,} tasks, {n_findings:,} findings ({n_review:,} awaiting review)",
+            note=f"seeded in {seed_seconds:.1f}s",
+        ),
     ]
     for name in targets:
         got = latencies[name]
         p50, p95 = percentile(got, 0.5) * 1000, percentile(got, 0.95) * 1000
         is_page = name in pages
-        figures.append(Figure(
-            NAME, f"{name} p50 / p95", f"{p50:.1f} / {p95:.1f} ms",
-            target="p95 <= 3x healthz" if is_page else "",
-            met=(p95 <= 3 * base_p95 * 1000) if is_page else None,
-            note=f"{len(got)} ok, {errors[name]} failed, p95 = {p95 / (base_p95 * 1000):.1f}x healthz",
-        ))
+        figures.append(
+            Figure(
+                NAME,
+                f"{name} p50 / p95",
+                f"{p50:.1f} / {p95:.1f} ms",
+                target="p95 <= 3x healthz" if is_page else "",
+                met=(p95 <= 3 * base_p95 * 1000) if is_page else None,
+                note=f"{len(got)} ok, {errors[name]} failed, p95 = {p95 / (base_p95 * 1000):.1f}x healthz",
+            )
+        )
     for name in pages:
         small, large = queries_small[name][0], queries_large[name][0]
         _, ms, sql_ms, size = queries_large[name]
-        figures.append(Figure(
-            NAME, f"{name} queries (10 → {n_tasks:,} tasks)", f"{small} → {large}", target="constant",
-            met=small == large, note=f"in-process at {n_tasks:,} tasks: {ms:.0f} ms, of which SQL {sql_ms:.0f} ms; "
-                                     f"{size / 1024:.0f} KB of HTML"))
+        figures.append(
+            Figure(
+                NAME,
+                f"{name} queries (10 → {n_tasks:,} tasks)",
+                f"{small} → {large}",
+                target="constant",
+                met=small == large,
+                note=f"in-process at {n_tasks:,} tasks: {ms:.0f} ms, of which SQL {sql_ms:.0f} ms; "
+                f"{size / 1024:.0f} KB of HTML",
+            )
+        )
     return figures
 
 

@@ -32,7 +32,12 @@ DATA = "../shared/data"  # relative to the project root, where every benchmark r
 BENCHMARKS: list[tuple[str, str, list[str], int]] = [
     ("extraction", "extraction", ["--data", f"{DATA}/extraction"], 150),
     ("evidence_recall", "evidence_recall", ["--data", f"{DATA}/multihop/hotpotqa_train100.jsonl"], 60),
-    ("evidence_recall_musique_fixture", "evidence_recall", ["--data", "bench/fixtures/musique_sample.jsonl"], 30),
+    (
+        "evidence_recall_musique_fixture",
+        "evidence_recall",
+        ["--data", "bench/fixtures/musique_sample.jsonl"],
+        30,
+    ),
     ("insufficient", "insufficient", ["--data", f"{DATA}/claims/wice_dev.jsonl"], 60),
     ("review_desk", "review_desk", [], 240),
     # One standard-task run reports both wall time (4) and token economy (5).
@@ -48,8 +53,13 @@ def run_one(name: str, module: str, arguments: list[str], budget: float, logs: P
     shown = " ".join(["python", "-m", f"bench.{module}", *arguments])
     started = time.monotonic()
     with log.open("wb") as handle:
-        process = subprocess.Popen([*command, "--json", str(out)], cwd=PROJECT_ROOT, stdout=handle,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            [*command, "--json", str(out)],
+            cwd=PROJECT_ROOT,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
             process.wait(timeout=budget)
         except subprocess.TimeoutExpired:
@@ -62,8 +72,11 @@ def run_one(name: str, module: str, arguments: list[str], budget: float, logs: P
         result = json.loads(out.read_text())
     else:
         reason = f"timed out after {budget:.0f}s" if seconds >= budget else f"exit code {process.returncode}"
-        result = {"benchmark": module, "status": "error",
-                  "figures": [vars(Figure(module, "error", f"{reason}; see {log}"))]}
+        result = {
+            "benchmark": module,
+            "status": "error",
+            "figures": [vars(Figure(module, "error", f"{reason}; see {log}"))],
+        }
     if process.returncode not in (0, None) and result.get("status") == "ok":
         result["status"] = "error"
     result.update(name=name, command=shown, seconds=seconds, log=str(log))
@@ -97,15 +110,27 @@ def main() -> None:
     chosen = [b for b in BENCHMARKS if (not only or b[0] in only) and b[0] not in skip]
 
     logs = Path(tempfile.mkdtemp(prefix="bench-logs-"))
-    record = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "commit": git_commit(),
-              "machine": machine(), "benchmarks": []}
-    print(f"research desk benchmarks, {record['date']}, commit {record['commit']}; logs in {logs}", flush=True)
+    record = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "commit": git_commit(),
+        "machine": machine(),
+        "benchmarks": [],
+    }
+    print(
+        f"research desk benchmarks, {record['date']}, commit {record['commit']}; logs in {logs}", flush=True
+    )
     deadline = time.monotonic() + TOTAL_BUDGET
     for name, module, arguments, budget in chosen:
         left = deadline - time.monotonic()
         if left < 20:
-            record["benchmarks"].append({"name": name, "status": "not run", "seconds": 0,
-                                         "figures": [vars(Figure(module, "not run", "the 15-minute budget ran out"))]})
+            record["benchmarks"].append(
+                {
+                    "name": name,
+                    "status": "not run",
+                    "seconds": 0,
+                    "figures": [vars(Figure(module, "not run", "the 15-minute budget ran out"))],
+                }
+            )
             continue
         print(f"- {name} ...", end=" ", flush=True)
         result = run_one(name, module, arguments, min(budget, left), logs)
@@ -118,11 +143,16 @@ def main() -> None:
     print()
     print_figures(figures)
     m = record["machine"]
-    print(f"\n{m['cpu']}, {m['cores']} cores, {m['memory_gb']} GB, Python {m['python']}, {m['platform']}; "
-          f"load {m['load_average_1_5_15']}; total {record['total_seconds']}s", flush=True)
+    print(
+        f"\n{m['cpu']}, {m['cores']} cores, {m['memory_gb']} GB, Python {m['python']}, {m['platform']}; "
+        f"load {m['load_average_1_5_15']}; total {record['total_seconds']}s",
+        flush=True,
+    )
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-    print(f"written: {args.output.relative_to(PROJECT_ROOT) if args.output.is_relative_to(PROJECT_ROOT) else args.output}")
+    print(
+        f"written: {args.output.relative_to(PROJECT_ROOT) if args.output.is_relative_to(PROJECT_ROOT) else args.output}"
+    )
 
 
 if __name__ == "__main__":

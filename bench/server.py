@@ -32,8 +32,14 @@ def free_port() -> int:
 
 def start(command: list[str], env: Mapping[str, str], log: Path) -> subprocess.Popen:
     handle = log.open("wb")
-    return subprocess.Popen(command, cwd=PROJECT_ROOT, env={**os.environ, **env}, stdout=handle,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    return subprocess.Popen(
+        command,
+        cwd=PROJECT_ROOT,
+        env={**os.environ, **env},
+        stdout=handle,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
 
 
 def stop(process: subprocess.Popen, timeout: float = 15) -> None:
@@ -65,8 +71,20 @@ def wait_http(url: str, timeout: float = 30) -> None:
 
 
 def gunicorn(port: int, env: Mapping[str, str], log: Path, workers: int = 2) -> subprocess.Popen:
-    return start([str(VENV_BIN / "gunicorn"), "researchapp.wsgi:application", "-b", f"127.0.0.1:{port}",
-                  "-w", str(workers), "--log-level", "warning"], env, log)
+    return start(
+        [
+            str(VENV_BIN / "gunicorn"),
+            "researchapp.wsgi:application",
+            "-b",
+            f"127.0.0.1:{port}",
+            "-w",
+            str(workers),
+            "--log-level",
+            "warning",
+        ],
+        env,
+        log,
+    )
 
 
 # --- throwaway PostgreSQL databases -------------------------------------------------------------

@@ -50,14 +50,16 @@ def configure(world: World, *, database_url: str, broker_db: int, shared_redis: 
     else:
         os.environ.pop("REDIS_URL", None)
     os.environ.update(world.env)
-    os.environ.update({
-        "DATABASE_URL": database_url.replace("{scratch}", str(scratch)),
-        "CELERY_BROKER_URL": f"{REDIS}/{broker_db}",
-        "RESEARCH_VAR_DIR": str(scratch / "var"),
-        "DJANGO_SETTINGS_MODULE": "researchapp.settings",
-        "DEBUG": "false",
-        "LOG_LEVEL": "WARNING",
-    })
+    os.environ.update(
+        {
+            "DATABASE_URL": database_url.replace("{scratch}", str(scratch)),
+            "CELERY_BROKER_URL": f"{REDIS}/{broker_db}",
+            "RESEARCH_VAR_DIR": str(scratch / "var"),
+            "DJANGO_SETTINGS_MODULE": "researchapp.settings",
+            "DEBUG": "false",
+            "LOG_LEVEL": "WARNING",
+        }
+    )
     import django
 
     django.setup()
@@ -98,16 +100,31 @@ def start_workers(count: int, concurrency: int, scratch: Path, timeout: float = 
 
     names = [f"bench{i}-{os.getpid()}@{socket.gethostname()}" for i in range(count)]
     workers = [
-        start([str(VENV_BIN / "python"), "-m", "bench.worker", "--pool=threads",
-               f"--concurrency={concurrency}", "-n", name, "--without-gossip", "--without-mingle",
-               "--loglevel=INFO"], {}, scratch / f"worker{i}.log")
+        start(
+            [
+                str(VENV_BIN / "python"),
+                "-m",
+                "bench.worker",
+                "--pool=threads",
+                f"--concurrency={concurrency}",
+                "-n",
+                name,
+                "--without-gossip",
+                "--without-mingle",
+                "--loglevel=INFO",
+            ],
+            {},
+            scratch / f"worker{i}.log",
+        )
         for i, name in enumerate(names)
     ]
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if any(worker.poll() is not None for worker in workers):
             break
-        answered = {name for reply in app.control.ping(destination=names, timeout=1.0) or [] for name in reply}
+        answered = {
+            name for reply in app.control.ping(destination=names, timeout=1.0) or [] for name in reply
+        }
         if answered >= set(names):
             return workers
     for worker in workers:
@@ -149,14 +166,21 @@ def submit_and_wait(count: int, *, timeout: float, first_case: int) -> Batch:
     owner, _ = get_user_model().objects.get_or_create(username="bench")
     batch = Batch(submitted_at=time.time(), task_ids=[])
     for number in range(count):
-        task = task_submit(owner=owner, question=question_for(first_case + number), auto_approve=True,
-                           search_provider="tavily",
-                           engine="openai")
+        task = task_submit(
+            owner=owner,
+            question=question_for(first_case + number),
+            auto_approve=True,
+            search_provider="tavily",
+            engine="openai",
+        )
         batch.task_ids.append(task.pk)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        rows = list(ResearchTask.objects.filter(pk__in=batch.task_ids, status__in=TERMINAL)
-                    .values_list("pk", "status", "finished_at", "updated_at", "failure_reason"))
+        rows = list(
+            ResearchTask.objects.filter(pk__in=batch.task_ids, status__in=TERMINAL).values_list(
+                "pk", "status", "finished_at", "updated_at", "failure_reason"
+            )
+        )
         if len(rows) == count:
             break
         time.sleep(0.1)
@@ -179,15 +203,20 @@ def task_costs(task_ids: list[int]) -> dict[str, float]:
     from researchapp.models import Evidence, Finding, LLMCall, ReportDraft, ResearchTask, Source
 
     calls = LLMCall.objects.filter(task_id__in=task_ids).aggregate(
-        tokens_in=Sum("tokens_in"), tokens_out=Sum("tokens_out"), calls=Count("id"))
+        tokens_in=Sum("tokens_in"), tokens_out=Sum("tokens_out"), calls=Count("id")
+    )
     sources = Source.objects.filter(task_id__in=task_ids).aggregate(n=Count("id"), chars=Sum(Length("text")))
     findings = Counter(Finding.objects.filter(task_id__in=task_ids).values_list("status", flat=True))
     drafts = ReportDraft.objects.filter(task_id__in=task_ids, status="approved")
     return {
-        "tokens_in": calls["tokens_in"] or 0, "tokens_out": calls["tokens_out"] or 0, "llm_calls": calls["calls"],
-        "sources": sources["n"], "chars_extracted": sources["chars"] or 0,
+        "tokens_in": calls["tokens_in"] or 0,
+        "tokens_out": calls["tokens_out"] or 0,
+        "llm_calls": calls["calls"],
+        "sources": sources["n"],
+        "chars_extracted": sources["chars"] or 0,
         "evidence": Evidence.objects.filter(task_id__in=task_ids).count(),
-        "findings": dict(findings), "claims": sum(len(d.claims) for d in drafts),
+        "findings": dict(findings),
+        "claims": sum(len(d.claims) for d in drafts),
         "approved_reports": drafts.count(),
         "rounds": ResearchTask.objects.filter(pk__in=task_ids).aggregate(n=Max("round"))["n"] or 0,
     }

@@ -42,29 +42,45 @@ PAGE_SECONDS = (0.2, 1.5)
 
 # (sub-question, its two search queries, the template of every third paragraph of its pages)
 SUBQUESTIONS = (
-    ("What is the daily ridership of the {city} tram line?",
-     ("{city} tram ridership", "{city} tram passengers per day"),
-     "The {city} tram line carried {n:,} passengers a day in {year}, according to {org}. "
-     "Ridership on weekdays peaks between seven and nine in the morning, when trams run every {m} minutes."),
-    ("How punctual is the {city} tram service?",
-     ("{city} tram punctuality", "{city} tram delays"),
-     "{org} reported that {p} per cent of {city} trams arrived within three minutes of the timetable "
-     "in {year}. Most delays were caused by traffic signals at the Old Market junction."),
-    ("What did the {city} tram line cost to build and to run?",
-     ("{city} tram construction cost", "{city} tram operating budget"),
-     "Building the {city} tram line cost {n:,} thousand dollars, {org} said in {year}, and running it "
-     "costs about {m} million dollars a year, of which fares cover a little under half."),
-    ("How safe is the {city} tram line?",
-     ("{city} tram safety record", "{city} tram accidents"),
-     "The {city} tram line has a good safety record: {org} counted {m} accidents in {year}, all of them "
-     "collisions with cars at unsignalled crossings and none fatal; {p} of those crossings now have barriers."),
-    ("What do riders think of the {city} tram line?",
-     ("{city} tram rider survey", "{city} tram satisfaction"),
-     "In a survey by {org} in {year}, {p} per cent of {city} tram riders said they were satisfied with "
-     "the service. Riders most often complained about crowding and about the distance between stations."),
+    (
+        "What is the daily ridership of the {city} tram line?",
+        ("{city} tram ridership", "{city} tram passengers per day"),
+        "The {city} tram line carried {n:,} passengers a day in {year}, according to {org}. "
+        "Ridership on weekdays peaks between seven and nine in the morning, when trams run every {m} minutes.",
+    ),
+    (
+        "How punctual is the {city} tram service?",
+        ("{city} tram punctuality", "{city} tram delays"),
+        "{org} reported that {p} per cent of {city} trams arrived within three minutes of the timetable "
+        "in {year}. Most delays were caused by traffic signals at the Old Market junction.",
+    ),
+    (
+        "What did the {city} tram line cost to build and to run?",
+        ("{city} tram construction cost", "{city} tram operating budget"),
+        "Building the {city} tram line cost {n:,} thousand dollars, {org} said in {year}, and running it "
+        "costs about {m} million dollars a year, of which fares cover a little under half.",
+    ),
+    (
+        "How safe is the {city} tram line?",
+        ("{city} tram safety record", "{city} tram accidents"),
+        "The {city} tram line has a good safety record: {org} counted {m} accidents in {year}, all of them "
+        "collisions with cars at unsignalled crossings and none fatal; {p} of those crossings now have barriers.",
+    ),
+    (
+        "What do riders think of the {city} tram line?",
+        ("{city} tram rider survey", "{city} tram satisfaction"),
+        "In a survey by {org} in {year}, {p} per cent of {city} tram riders said they were satisfied with "
+        "the service. Riders most often complained about crowding and about the distance between stations.",
+    ),
 )
-ORGS = ("the transit authority", "the riders' association", "the city auditor", "{city} Council",
-        "the regional transport board", "the Harbor Herald")
+ORGS = (
+    "the transit authority",
+    "the riders' association",
+    "the city auditor",
+    "{city} Council",
+    "the regional transport board",
+    "the Harbor Herald",
+)
 FILLER = (
     "{city} sits at the mouth of the Grey River and has grown by a third since the 1990s.",
     "The council published its ten-year transport plan after two rounds of public consultation.",
@@ -98,14 +114,23 @@ def page_html(city: str, sq: int, page: int) -> str:
     paragraphs = []
     for k in range(16):
         if k % 3 == 0:
-            paragraphs.append(template.format(
-                city=city, org=rng.choice(ORGS).format(city=city), year=rng.choice((2021, 2022, 2023)),
-                n=rng.randint(20, 90) * 1000, m=rng.randint(3, 15), p=rng.randint(55, 97)))
+            paragraphs.append(
+                template.format(
+                    city=city,
+                    org=rng.choice(ORGS).format(city=city),
+                    year=rng.choice((2021, 2022, 2023)),
+                    n=rng.randint(20, 90) * 1000,
+                    m=rng.randint(3, 15),
+                    p=rng.randint(55, 97),
+                )
+            )
         else:
             paragraphs.append(" ".join(rng.sample(FILLER, 3)).format(city=city))
     title = f"{SUBQUESTIONS[sq][0].format(city=city).rstrip('?')}: report {page + 1}"
     nav = "".join(f'<li><a href="/section/{n}">Section {n}</a></li>' for n in range(80))
-    related = "".join(f'<li><a href="/story/{n}">Related story {n} about the city</a></li>' for n in range(30))
+    related = "".join(
+        f'<li><a href="/story/{n}">Related story {n} about the city</a></li>' for n in range(30)
+    )
     body = "".join(f"<p>{escape(p)}</p>" for p in paragraphs)
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
@@ -183,7 +208,9 @@ class LatentTavily(StubTavily):
     def __init__(self, log: WaitLog, site_origin: str, scale: float) -> None:
         super().__init__(self._results)
         self.log, self.site_origin, self.scale = log, site_origin, scale
-        self.query_of = {q: (i, n) for i, (_, queries, _) in enumerate(SUBQUESTIONS) for n, q in enumerate(queries)}
+        self.query_of = {
+            q: (i, n) for i, (_, queries, _) in enumerate(SUBQUESTIONS) for n, q in enumerate(queries)
+        }
 
     def locate(self, query: str) -> tuple[str, int | None, int]:
         """(city, sub-question, which of its queries) of a planned query; sub-question None if unknown."""
@@ -198,9 +225,15 @@ class LatentTavily(StubTavily):
         if sq is None:
             return []
         pages = range(0, 5) if which == 0 else range(1, 6)  # the two queries share 4 of 6 pages
-        return [tavily_result(f"{self.site_origin}/{city}/sq{sq}/page{p}", f"Report {p + 1}",
-                              f"How the {city.capitalize()} tram line performs.", score=1 - p / 10)
-                for p in pages]
+        return [
+            tavily_result(
+                f"{self.site_origin}/{city}/sq{sq}/page{p}",
+                f"Report {p + 1}",
+                f"How the {city.capitalize()} tram line performs.",
+                score=1 - p / 10,
+            )
+            for p in pages
+        ]
 
     def respond(self, request, failure):
         response = super().respond(request, failure)
@@ -215,10 +248,17 @@ def _plan_answer(request: dict[str, Any]) -> dict[str, Any]:
     prompt = "".join(str(m.get("content") or "") for m in request.get("messages", []))
     found = _CITY_IN_QUESTION.search(prompt)
     city = found["city"] if found else "Nowhere"
-    return {"intent": "descriptive", "subquestions": [
-        {"text": text.format(city=city), "rationale": "Part of how the line performs.",
-         "queries": [q.format(city=city.lower()) for q in queries]}
-        for text, queries, _ in SUBQUESTIONS]}
+    return {
+        "intent": "descriptive",
+        "subquestions": [
+            {
+                "text": text.format(city=city),
+                "rationale": "Part of how the line performs.",
+                "queries": [q.format(city=city.lower()) for q in queries],
+            }
+            for text, queries, _ in SUBQUESTIONS
+        ],
+    }
 
 
 class LatentOpenAI(StubOpenAI):
@@ -262,11 +302,15 @@ class World:
     @property
     def env(self) -> dict[str, str]:
         return {
-            "TAVILY_API_KEY": "tvly-bench", "TAVILY_API_BASE_URL": self.tavily.base_url,
-            "OPENAI_API_KEY": "sk-bench", "OPENAI_BASE_URL": self.openai.base_url,
+            "TAVILY_API_KEY": "tvly-bench",
+            "TAVILY_API_BASE_URL": self.tavily.base_url,
+            "OPENAI_API_KEY": "sk-bench",
+            "OPENAI_BASE_URL": self.openai.base_url,
             "FETCH_ALLOWED_HOSTS": f"127.0.0.1:{self.site.server_port}",
-            "RESEARCH_ENGINE": "openai", "RESEARCH_SEARCH_PROVIDER": "tavily",
-            "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
+            "RESEARCH_ENGINE": "openai",
+            "RESEARCH_SEARCH_PROVIDER": "tavily",
+            "NO_PROXY": "127.0.0.1,localhost",
+            "no_proxy": "127.0.0.1,localhost",
         }
 
 
@@ -298,7 +342,10 @@ def longest_chain(waits: list[Wait]) -> dict[str, float]:
         "chain": chain,
         "chain_analyse_serial": chain - max(analyse, default=0) + sum(analyse),
         "sequential_sum": sum(w.seconds for w in waits),
-        "plan": plan, "collect_leg": max(collect_legs, default=0), "analyse_max": max(analyse, default=0),
-        "analyse_sum": sum(analyse), "write": write,
+        "plan": plan,
+        "collect_leg": max(collect_legs, default=0),
+        "analyse_max": max(analyse, default=0),
+        "analyse_sum": sum(analyse),
+        "write": write,
         "calls": {kind: len(items) for kind, items in sorted(by_kind.items())},
     }

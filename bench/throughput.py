@@ -39,8 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--concurrency", type=int, default=8, help="threads per worker")
     parser.add_argument("--timeout", type=float, default=240, help="seconds a batch may take")
     parser.add_argument("--workers", default="1,2", help="worker counts to try, in order")
-    parser.add_argument("--search-rate", type=float, default=None,
-                        help="TAVILY_RATE_PER_SECOND (default: the app's 5/s divided by --scale)")
+    parser.add_argument(
+        "--search-rate",
+        type=float,
+        default=None,
+        help="TAVILY_RATE_PER_SECOND (default: the app's 5/s divided by --scale)",
+    )
 
 
 def _cpu(who: int) -> float:
@@ -78,15 +82,24 @@ def run(args: argparse.Namespace) -> list[Figure]:
                     batch = submit_and_wait(args.tasks, timeout=args.timeout, first_case=1000 * count)
                 finally:
                     stop_workers(workers)  # reaped here, so their CPU time shows in RUSAGE_CHILDREN
-                own_cpu, worker_cpu = _cpu(resource.RUSAGE_SELF) - own_cpu, _cpu(resource.RUSAGE_CHILDREN) - worker_cpu
+                own_cpu, worker_cpu = (
+                    _cpu(resource.RUSAGE_SELF) - own_cpu,
+                    _cpu(resource.RUSAGE_CHILDREN) - worker_cpu,
+                )
                 per_minute = batch.done / batch.wall * 60 if batch.wall > 0 else 0.0
                 rates[count] = per_minute
-                figures.append(Figure(
-                    NAME, f"{count} worker{'s' if count > 1 else ''} x {args.concurrency} threads", round(per_minute, 1),
-                    "tasks/min", note=f"{batch.done}/{args.tasks} approved in {batch.wall:.1f}s; "
-                                      f"{dict(batch.statuses)}; latencies x{args.scale}, searches {search_rate:g}/s; CPU: workers "
-                                      f"{worker_cpu:.0f}s, stubs+bench {own_cpu:.0f}s"
-                                      + (f"; {batch.failures[0][:200]}" if batch.failures else "")))
+                figures.append(
+                    Figure(
+                        NAME,
+                        f"{count} worker{'s' if count > 1 else ''} x {args.concurrency} threads",
+                        round(per_minute, 1),
+                        "tasks/min",
+                        note=f"{batch.done}/{args.tasks} approved in {batch.wall:.1f}s; "
+                        f"{dict(batch.statuses)}; latencies x{args.scale}, searches {search_rate:g}/s; CPU: workers "
+                        f"{worker_cpu:.0f}s, stubs+bench {own_cpu:.0f}s"
+                        + (f"; {batch.failures[0][:200]}" if batch.failures else ""),
+                    )
+                )
     finally:
         forget_queue(BROKER_DB)
         from django.db import connections
@@ -101,8 +114,15 @@ def run(args: argparse.Namespace) -> list[Figure]:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
     if 1 in rates and 2 in rates and rates[1] > 0:
-        figures.append(Figure(NAME, "scaling, 1 → 2 workers", round(rates[2] / rates[1], 2), "x",
-                              note=f"{os.cpu_count()} cores shared by workers, stubs and PostgreSQL"))
+        figures.append(
+            Figure(
+                NAME,
+                "scaling, 1 → 2 workers",
+                round(rates[2] / rates[1], 2),
+                "x",
+                note=f"{os.cpu_count()} cores shared by workers, stubs and PostgreSQL",
+            )
+        )
     return figures
 
 

@@ -27,22 +27,44 @@ ANCHOR = 580_000
 def token_figures(result: dict) -> list[Figure]:
     costs, batch = result["costs"], result["batch"]
     if costs["approved_reports"] < 1:
-        return [Figure(NAME, "tokens per report", "no report finished", met=False,
-                       note=f"{dict(batch.statuses)} {'; '.join(batch.failures)[:300]}")]
+        return [
+            Figure(
+                NAME,
+                "tokens per report",
+                "no report finished",
+                met=False,
+                note=f"{dict(batch.statuses)} {'; '.join(batch.failures)[:300]}",
+            )
+        ]
     total = costs["tokens_in"] + costs["tokens_out"]
     per_report = total / costs["approved_reports"]
     ratio = result["prompt_chars"] / costs["chars_extracted"] if costs["chars_extracted"] else None
     return [
-        Figure(NAME, "model tokens per report (in + out)", round(per_report), target=f"< {TARGET:,}",
-               met=per_report < TARGET, note=f"{ANCHOR / per_report:.0f}x fewer than open_deep_research's ~580k"),
-        Figure(NAME, "tokens in / out", f"{costs['tokens_in']:,} / {costs['tokens_out']:,}",
-               note=f"{costs['llm_calls']} model calls"),
+        Figure(
+            NAME,
+            "model tokens per report (in + out)",
+            round(per_report),
+            target=f"< {TARGET:,}",
+            met=per_report < TARGET,
+            note=f"{ANCHOR / per_report:.0f}x fewer than open_deep_research's ~580k",
+        ),
+        Figure(
+            NAME,
+            "tokens in / out",
+            f"{costs['tokens_in']:,} / {costs['tokens_out']:,}",
+            note=f"{costs['llm_calls']} model calls",
+        ),
         Figure(NAME, "chars sent to the model", result["prompt_chars"]),
-        Figure(NAME, "chars extracted from sources", costs["chars_extracted"], note=f"{costs['sources']} sources"),
+        Figure(
+            NAME, "chars extracted from sources", costs["chars_extracted"], note=f"{costs['sources']} sources"
+        ),
         Figure(NAME, "sent / extracted", round(ratio, 3) if ratio is not None else None),
-        Figure(NAME, "evidence, findings, claims",
-               f"{costs['evidence']} quotes, {sum(costs['findings'].values())} findings, {costs['claims']} claims",
-               note=", ".join(f"{k} {v}" for k, v in sorted(costs["findings"].items()))),
+        Figure(
+            NAME,
+            "evidence, findings, claims",
+            f"{costs['evidence']} quotes, {sum(costs['findings'].values())} findings, {costs['claims']} claims",
+            note=", ".join(f"{k} {v}" for k, v in sorted(costs["findings"].items())),
+        ),
     ]
 
 

@@ -21,8 +21,9 @@ class SubmitForm(forms.Form):
     question = forms.CharField(
         required=False,
         strip=False,
-        widget=forms.Textarea(attrs={"rows": 4, "data-testid": "submit-question",
-                                     "placeholder": "What do you want researched?"}),
+        widget=forms.Textarea(
+            attrs={"rows": 4, "data-testid": "submit-question", "placeholder": "What do you want researched?"}
+        ),
     )
     depth = forms.ChoiceField(
         choices=ResearchTask.Depth.choices,
@@ -53,8 +54,9 @@ class PlanRow:
     def edit(self) -> SubQuestionEdit:
         """Normalised as the service stores it, so an untouched row compares equal to its row."""
         queries = tuple(line.strip() for line in self.queries.splitlines() if line.strip())
-        return SubQuestionEdit(text=_lf(self.text).strip(), queries=queries, rationale=_lf(self.rationale).strip(),
-                               id=self.id)
+        return SubQuestionEdit(
+            text=_lf(self.text).strip(), queries=queries, rationale=_lf(self.rationale).strip(), id=self.id
+        )
 
 
 def _lf(text: str) -> str:
@@ -135,8 +137,13 @@ class PlanRejectForm(forms.Form):
     feedback = forms.CharField(
         required=False,
         max_length=NOTE_MAX,
-        widget=forms.Textarea(attrs={"rows": 3, "data-testid": "plan-reject-feedback",
-                                     "placeholder": "What should the planner change?"}),
+        widget=forms.Textarea(
+            attrs={
+                "rows": 3,
+                "data-testid": "plan-reject-feedback",
+                "placeholder": "What should the planner change?",
+            }
+        ),
     )
 
 
@@ -158,8 +165,13 @@ class ReportDecisionForm(forms.Form):
     comments = forms.CharField(
         required=False,
         max_length=NOTE_MAX,
-        widget=forms.Textarea(attrs={"rows": 3, "data-testid": "report-comments",
-                                     "placeholder": "What should the writer change?"}),
+        widget=forms.Textarea(
+            attrs={
+                "rows": 3,
+                "data-testid": "report-comments",
+                "placeholder": "What should the writer change?",
+            }
+        ),
     )
 
 
@@ -167,4 +179,3 @@ def first_error(form: forms.Form) -> str:
     for messages in form.errors.values():
         return str(messages[0])
     return "The form is incomplete."
-

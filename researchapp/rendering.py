@@ -30,12 +30,16 @@ def markdown_html(text: str) -> str:
 def _citation_link(evidence_id: int, known: Collection[int]) -> str:
     url = reverse("evidence_context", args=[evidence_id])
     if evidence_id not in known:
-        return format_html('<span class="cite cite-unknown" title="Not in this report’s ledger">E{}</span>',
-                           evidence_id)
+        return format_html(
+            '<span class="cite cite-unknown" title="Not in this report’s ledger">E{}</span>', evidence_id
+        )
     return format_html(
         '<a class="cite" href="{}" hx-get="{}" hx-target="#side-panel" hx-swap="innerHTML" '
         'data-testid="citation" data-evidence="{}">E{}</a>',
-        url, url, evidence_id, evidence_id,
+        url,
+        url,
+        evidence_id,
+        evidence_id,
     )
 
 
@@ -63,4 +67,6 @@ def link_citations(html: str, link: Callable[[int], str]) -> str:
 
 def report_html(text: str, known_evidence: Collection[int]) -> SafeString:
     known = frozenset(known_evidence)
-    return mark_safe(link_citations(markdown_html(text), lambda i: _citation_link(i, known)))  # sanitized by nh3 above
+    return mark_safe(
+        link_citations(markdown_html(text), lambda i: _citation_link(i, known))
+    )  # sanitized by nh3 above

@@ -201,10 +201,20 @@ class FindingItem:
     def sides(self) -> list[tuple[str, list[FindingEvidence], str, str, str]]:
         """(side, its links, the decision that picks it, its heading, the button's test id)."""
         return [
-            ("supports", self.supports, "pick_supports", "Side A — these sources say so",
-             "decide-pick-supports"),
-            ("contradicts", self.contradicts, "pick_contradicts", "Side B — these sources disagree",
-             "decide-pick-contradicts"),
+            (
+                "supports",
+                self.supports,
+                "pick_supports",
+                "Side A — these sources say so",
+                "decide-pick-supports",
+            ),
+            (
+                "contradicts",
+                self.contradicts,
+                "pick_contradicts",
+                "Side B — these sources disagree",
+                "decide-pick-contradicts",
+            ),
         ]
 
 

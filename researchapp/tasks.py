@@ -28,7 +28,9 @@ def plan_task(self, task_id: int) -> None:
 @shared_task(bind=True, **STAGE)
 def collect_task(self, task_id: int, subquestion_id: int, round: int) -> None:
     services.run_stage(
-        task_id, "collecting", lambda task: services.stage_collect(task, subquestion_id, round),
+        task_id,
+        "collecting",
+        lambda task: services.stage_collect(task, subquestion_id, round),
         final_attempt=last_try(self),
     )
 

@@ -101,7 +101,9 @@ def task_detail(request: HttpRequest, task_id: int) -> HttpResponse:
 def task_progress(request: HttpRequest, task_id: int) -> HttpResponse:
     """The polled fragment; 286 tells htmx to stop polling once the task is not running."""
     detail = selectors.task_detail(task_id, request.user)
-    html = render_to_string("task_detail.html#progress", {"detail": detail, "task": detail.task}, request=request)
+    html = render_to_string(
+        "task_detail.html#progress", {"detail": detail, "task": detail.task}, request=request
+    )
     if detail.running:
         return HttpResponse(html)
     return HttpResponseStopPolling(html)
@@ -176,9 +178,13 @@ def _decide_plan(request: HttpRequest, task: ResearchTask) -> PlanEditForm | Non
             messages.error(request, first_error(reject))
             return None
         try:
-            review_services.decide_plan(plan=review.plan, reviewer=request.user, decision="reject",
-                                        version_seen=reject.cleaned_data["plan_version"],
-                                        note=reject.cleaned_data["feedback"])
+            review_services.decide_plan(
+                plan=review.plan,
+                reviewer=request.user,
+                decision="reject",
+                version_seen=reject.cleaned_data["plan_version"],
+                note=reject.cleaned_data["feedback"],
+            )
         except ValidationError as error:
             messages.error(request, _say(error))
         else:
@@ -196,8 +202,11 @@ def _decide_plan(request: HttpRequest, task: ResearchTask) -> PlanEditForm | Non
             messages.info(request, "Nothing changed.")
             return None
         review_services.decide_plan(
-            plan=review.plan, reviewer=request.user, decision="approve" if form.action == "approve" else "edit",
-            version_seen=_int(request.POST.get("plan_version")), edits=edits if changed else None,
+            plan=review.plan,
+            reviewer=request.user,
+            decision="approve" if form.action == "approve" else "edit",
+            version_seen=_int(request.POST.get("plan_version")),
+            edits=edits if changed else None,
         )
     except ValidationError as error:
         messages.error(request, _say(error))
@@ -240,8 +249,13 @@ def _decide_finding(request: HttpRequest, task: ResearchTask) -> None:
     finding = selectors.finding_in_task(task, form.cleaned_data["finding"])
     decision = form.cleaned_data["decision"]
     try:
-        review_services.decide_finding(finding=finding, reviewer=request.user, decision=decision,
-                                       version_seen=form.cleaned_data["version"], note=form.cleaned_data["note"])
+        review_services.decide_finding(
+            finding=finding,
+            reviewer=request.user,
+            decision=decision,
+            version_seen=form.cleaned_data["version"],
+            note=form.cleaned_data["note"],
+        )
     except ValidationError as error:  # StaleDecision included: someone else decided first
         messages.error(request, _say(error))
     else:
@@ -281,14 +295,22 @@ def _decide_report(request: HttpRequest, task: ResearchTask) -> None:
         return
     decision = form.cleaned_data["decision"]
     try:
-        review_services.decide_report(draft=draft, reviewer=request.user, decision=decision,
-                                      version_seen=form.cleaned_data["draft_version"],
-                                      note=form.cleaned_data["comments"])
+        review_services.decide_report(
+            draft=draft,
+            reviewer=request.user,
+            decision=decision,
+            version_seen=form.cleaned_data["draft_version"],
+            note=form.cleaned_data["comments"],
+        )
     except ValidationError as error:
         messages.error(request, _say(error))
     else:
-        messages.success(request, f"Report v{draft.version} approved." if decision == "approve" else
-                         f"Report v{draft.version} sent back; the writer is revising it.")
+        messages.success(
+            request,
+            f"Report v{draft.version} approved."
+            if decision == "approve"
+            else f"Report v{draft.version} sent back; the writer is revising it.",
+        )
 
 
 @login_required
@@ -307,7 +329,8 @@ def _not_approved(task: ResearchTask) -> HttpResponse:
     return HttpResponse(
         f"Task {task.pk} has no approved report yet ({task.get_status_display()}); "
         "only an approved report can be exported.",
-        status=409, content_type="text/plain; charset=utf-8",
+        status=409,
+        content_type="text/plain; charset=utf-8",
     )
 
 

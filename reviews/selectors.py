@@ -25,9 +25,13 @@ class AuditEntry:
 
 def audit_trail(task: ResearchTask, limit: int = AUDIT_LENGTH) -> list[AuditEntry]:
     """Review decisions and the task's transitions and decisions, oldest first, in two queries."""
-    decisions = ReviewDecision.objects.filter(task=task).select_related("reviewer").order_by("-at", "-id")[:limit]
+    decisions = (
+        ReviewDecision.objects.filter(task=task).select_related("reviewer").order_by("-at", "-id")[:limit]
+    )
     events = (
-        Event.objects.filter(task=task, kind__in=[Event.Kind.TRANSITION, Event.Kind.DECISION, Event.Kind.ERROR])
+        Event.objects.filter(
+            task=task, kind__in=[Event.Kind.TRANSITION, Event.Kind.DECISION, Event.Kind.ERROR]
+        )
         .select_related("actor")
         .order_by("-id")[:limit]
     )
@@ -45,8 +49,13 @@ def audit_trail(task: ResearchTask, limit: int = AUDIT_LENGTH) -> list[AuditEntr
         for d in decisions
     ]
     entries += [
-        AuditEntry(at=e.at, who=e.actor.get_username() if e.actor else "system", what=e.kind, stage=e.stage,
-                   message=e.message)
+        AuditEntry(
+            at=e.at,
+            who=e.actor.get_username() if e.actor else "system",
+            what=e.kind,
+            stage=e.stage,
+            message=e.message,
+        )
         for e in events
     ]
     return sorted(entries, key=lambda entry: entry.at)[-limit:]
@@ -83,12 +92,14 @@ def review_queue_for(user) -> ReviewQueue:
     """The tasks waiting for an analyst, oldest wait first, grouped by gate (four queries)."""
     Status = ResearchTask.Status
     awaiting = ResearchTask.objects.visible_to(user).filter(status__in=ResearchTask.AWAITING)
-    waiting = awaiting.aggregate(**{status: Count("pk", filter=Q(status=status)) for status in ResearchTask.AWAITING})
+    waiting = awaiting.aggregate(
+        **{status: Count("pk", filter=Q(status=status)) for status in ResearchTask.AWAITING}
+    )
     groups = {
         status: list(
-            selectors.with_counts(awaiting.filter(status=status).select_related("owner")).order_by("updated_at", "id")[
-                :QUEUE_LENGTH
-            ]
+            selectors.with_counts(awaiting.filter(status=status).select_related("owner")).order_by(
+                "updated_at", "id"
+            )[:QUEUE_LENGTH]
         )
         for status in ResearchTask.AWAITING
     }

@@ -26,23 +26,38 @@ def _require_analyst(reviewer) -> None:
         raise PermissionDenied("Only analysts can decide reviews.")
 
 
-def _record(*, task_id: int, reviewer, object_type: str, object_id: int, decision: str, note: str,
-            version_seen: int) -> ReviewDecision:
+def _record(
+    *, task_id: int, reviewer, object_type: str, object_id: int, decision: str, note: str, version_seen: int
+) -> ReviewDecision:
     return ReviewDecision.objects.create(
-        task_id=task_id, reviewer=reviewer, object_type=object_type, object_id=object_id,
-        decision=decision, note=note.strip(), version_seen=version_seen,
+        task_id=task_id,
+        reviewer=reviewer,
+        object_type=object_type,
+        object_id=object_id,
+        decision=decision,
+        note=note.strip(),
+        version_seen=version_seen,
     )
 
 
-def decide_finding(*, finding: Finding, reviewer, decision: str, version_seen: int, note: str = "") -> ReviewDecision:
+def decide_finding(
+    *, finding: Finding, reviewer, decision: str, version_seen: int, note: str = ""
+) -> ReviewDecision:
     """Resolve one conflict or [证据不足] item; ``StaleDecision`` if another analyst was first."""
     _require_analyst(reviewer)
     with transaction.atomic():
         finding = finding_services.finding_resolve(
             finding=finding, actor=reviewer, decision=decision, version_seen=version_seen, note=note
         )
-        return _record(task_id=finding.task_id, reviewer=reviewer, object_type=ReviewDecision.ObjectType.FINDING,
-                       object_id=finding.pk, decision=decision, note=note, version_seen=version_seen)
+        return _record(
+            task_id=finding.task_id,
+            reviewer=reviewer,
+            object_type=ReviewDecision.ObjectType.FINDING,
+            object_id=finding.pk,
+            decision=decision,
+            note=note,
+            version_seen=version_seen,
+        )
 
 
 def decide_plan(
@@ -77,11 +92,20 @@ def decide_plan(
             plan_services.plan_approve(plan=plan, actor=reviewer, note=note.strip())
         elif decision == "reject":
             plan_services.plan_reject(plan=plan, actor=reviewer, feedback=note)
-        return _record(task_id=plan.task_id, reviewer=reviewer, object_type=ReviewDecision.ObjectType.PLAN,
-                       object_id=plan.pk, decision=decision, note=note, version_seen=version_seen)
+        return _record(
+            task_id=plan.task_id,
+            reviewer=reviewer,
+            object_type=ReviewDecision.ObjectType.PLAN,
+            object_id=plan.pk,
+            decision=decision,
+            note=note,
+            version_seen=version_seen,
+        )
 
 
-def decide_report(*, draft: ReportDraft, reviewer, decision: str, version_seen: int, note: str = "") -> ReviewDecision:
+def decide_report(
+    *, draft: ReportDraft, reviewer, decision: str, version_seen: int, note: str = ""
+) -> ReviewDecision:
     """Approve the current draft, or send it back to the writer with comments."""
     _require_analyst(reviewer)
     if decision not in REPORT_DECISIONS:
@@ -95,5 +119,12 @@ def decide_report(*, draft: ReportDraft, reviewer, decision: str, version_seen: 
             draft = report_services.report_approve(draft=draft, actor=reviewer, note=note.strip())
         else:
             draft = report_services.report_send_back(draft=draft, actor=reviewer, comments=note)
-        return _record(task_id=draft.task_id, reviewer=reviewer, object_type=ReviewDecision.ObjectType.REPORT,
-                       object_id=draft.pk, decision=decision, note=note, version_seen=version_seen)
+        return _record(
+            task_id=draft.task_id,
+            reviewer=reviewer,
+            object_type=ReviewDecision.ObjectType.REPORT,
+            object_id=draft.pk,
+            decision=decision,
+            note=note,
+            version_seen=version_seen,
+        )

@@ -52,8 +52,9 @@ def celery_worker_thread(transactional_db):
     from researchapp.celery import app
 
     app.control.purge()
-    with start_worker(app, pool="threads", concurrency=4, perform_ping_check=False,
-                      loglevel="WARNING", shutdown_timeout=30) as worker:
+    with start_worker(
+        app, pool="threads", concurrency=4, perform_ping_check=False, loglevel="WARNING", shutdown_timeout=30
+    ) as worker:
         yield worker
 
 

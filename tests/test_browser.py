@@ -14,8 +14,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(tra
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 WAIT_MS = 90_000
 
@@ -97,7 +103,7 @@ def test_an_analyst_takes_the_demo_question_to_an_approved_report_in_the_browser
     # download both exports
     with page.expect_download() as markdown_download:
         page.get_by_test_id("export-md").first.click()
-    markdown = (tmp_path / "report.md")
+    markdown = tmp_path / "report.md"
     markdown_download.value.save_as(markdown)
     with page.expect_download() as pdf_download:
         page.get_by_test_id("export-pdf").first.click()

@@ -26,8 +26,15 @@ def test_it_researches_a_folder_of_html_pages_to_an_approved_report(tmp_path):
     out_file = tmp_path / "out.json"
 
     # when the command runs with every gate auto-approved
-    research("When was the Greywater Point lighthouse built and how tall is it?",
-             "--corpus", str(FIXTURES / "pages"), "--auto-approve", "--json", str(out_file), "--with-snapshots")
+    research(
+        "When was the Greywater Point lighthouse built and how tall is it?",
+        "--corpus",
+        str(FIXTURES / "pages"),
+        "--auto-approve",
+        "--json",
+        str(out_file),
+        "--with-snapshots",
+    )
 
     # then the JSON holds an approved report whose every quote is its snapshot at its offsets
     data = json.loads(out_file.read_text())
@@ -36,19 +43,30 @@ def test_it_researches_a_folder_of_html_pages_to_an_approved_report(tmp_path):
     snapshots = {s["id"]: s["text"] for s in data["sources"]}
     assert data["evidence"]
     for quote in data["evidence"]:
-        assert snapshots[quote["source"]][quote["start"]:quote["end"]] == quote["quote"]
+        assert snapshots[quote["source"]][quote["start"] : quote["end"]] == quote["quote"]
     cited = {i for claim in data["report"]["claims"] for i in claim["evidence_ids"]}
     assert cited and cited <= {e["id"] for e in data["evidence"]}
     assert "1871" in data["report"]["markdown"]
-    assert set(data["stats"]) >= {"sources_opened", "independent_sources", "cited_spans", "query_term_coverage"}
+    assert set(data["stats"]) >= {
+        "sources_opened",
+        "independent_sources",
+        "cited_spans",
+        "query_term_coverage",
+    }
     assert data["stats"]["cited_spans"] == len(cited)
     assert "text" in data["sources"][0]
 
 
 def test_it_leaves_snapshots_out_of_the_json_unless_asked(tmp_path):
     out_file = tmp_path / "out.json"
-    research("How tall is the Greywater Point lighthouse?", "--corpus", str(FIXTURES / "pages"),
-             "--auto-approve", "--json", str(out_file))
+    research(
+        "How tall is the Greywater Point lighthouse?",
+        "--corpus",
+        str(FIXTURES / "pages"),
+        "--auto-approve",
+        "--json",
+        str(out_file),
+    )
     assert all("text" not in s for s in json.loads(out_file.read_text())["sources"])
 
 
@@ -60,7 +78,10 @@ def test_it_stops_at_the_plan_gate_without_auto_approve(tmp_path):
 
 @pytest.mark.parametrize(
     ("question", "message"),
-    [("   ", "The question is empty"), ("why " * 24_999 + "why?", "100,000 characters long; the limit is 2,000")],
+    [
+        ("   ", "The question is empty"),
+        ("why " * 24_999 + "why?", "100,000 characters long; the limit is 2,000"),
+    ],
 )
 def test_it_refuses_an_empty_or_huge_question_with_a_clear_message(question, message):
     with pytest.raises(CommandError, match=message):
@@ -86,7 +107,11 @@ def test_it_reports_bad_corpus_files_by_name_and_imports_the_rest(tmp_path):
 
 def test_it_never_half_imports_a_jsonl_file_with_a_bad_line(tmp_path):
     corpus = tmp_path / "docs.jsonl"
-    good = {"url": "https://example.test/a", "title": "A", "text": "A document long enough to be imported as text."}
+    good = {
+        "url": "https://example.test/a",
+        "title": "A",
+        "text": "A document long enough to be imported as text.",
+    }
     corpus.write_text(json.dumps(good) + "\n{not json}\n", encoding="utf-8")
     err = StringIO()
     call_command("corpus_import", str(corpus), stdout=StringIO(), stderr=err)
@@ -98,21 +123,33 @@ def test_it_imports_a_jsonl_file_of_text_and_html_records(tmp_path):
     corpus = tmp_path / "docs.jsonl"
     html = (FIXTURES / "pages" / "harbour-news.html").read_text()
     records = [
-        {"url": "https://example.test/a", "title": "A", "text": "A document long enough to be imported as text.",
-         "published": "2024-05-01"},
+        {
+            "url": "https://example.test/a",
+            "title": "A",
+            "text": "A document long enough to be imported as text.",
+            "published": "2024-05-01",
+        },
         {"url": "https://example.test/b", "html": html},
     ]
     corpus.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
     call_command("corpus_import", str(corpus), stdout=StringIO(), stderr=StringIO())
     docs = {d.url: d for d in CorpusDocument.objects.all()}
     assert str(docs["https://example.test/a"].published) == "2024-05-01"
-    assert "dredging" in docs["https://example.test/b"].text and "<p>" not in docs["https://example.test/b"].text
+    assert (
+        "dredging" in docs["https://example.test/b"].text and "<p>" not in docs["https://example.test/b"].text
+    )
 
 
 def test_it_ends_an_unanswerable_question_with_gaps_not_an_empty_report(tmp_path):
     out_file = tmp_path / "out.json"
-    research("What is the mating season of the Patagonian toothfish?", "--corpus", str(FIXTURES / "pages"),
-             "--auto-approve", "--json", str(out_file))
+    research(
+        "What is the mating season of the Patagonian toothfish?",
+        "--corpus",
+        str(FIXTURES / "pages"),
+        "--auto-approve",
+        "--json",
+        str(out_file),
+    )
     data = json.loads(out_file.read_text())
     assert data["status"] == "approved"
     assert data["findings"] and all(f["status"] == "insufficient" for f in data["findings"])
@@ -121,7 +158,9 @@ def test_it_ends_an_unanswerable_question_with_gaps_not_an_empty_report(tmp_path
 
 
 def test_ledger_verify_passes_a_clean_ledger_and_fails_a_tampered_quote(tmp_path):
-    research("How tall is the Greywater Point lighthouse?", "--corpus", str(FIXTURES / "pages"), "--auto-approve")
+    research(
+        "How tall is the Greywater Point lighthouse?", "--corpus", str(FIXTURES / "pages"), "--auto-approve"
+    )
     out = StringIO()
     call_command("ledger_verify", stdout=out)
     assert "quotes match" in out.getvalue()

@@ -11,16 +11,31 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE")}
+    environment = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE")
+    }
     environment.update(DJANGO_SETTINGS_MODULE="researchapp.settings_production", **env)
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=environment,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_it_passes_the_deploy_checks_with_no_warning():
-    result = manage("check", "--deploy", "--fail-level", "WARNING",
-                    SECRET_KEY="x" * 20 + "-production-secret-key-of-enough-length-and-variety-9a8b7c6d",
-                    ALLOWED_HOSTS="desk.example.org")
+    result = manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        SECRET_KEY="x" * 20 + "-production-secret-key-of-enough-length-and-variety-9a8b7c6d",
+        ALLOWED_HOSTS="desk.example.org",
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
 

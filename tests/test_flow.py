@@ -41,7 +41,9 @@ def test_it_takes_the_demo_question_from_submission_to_approved_exports(celery_w
 
     # when the analyst resolves every item
     for finding in conflicts:
-        finding_resolve(finding=finding, actor=analyst, decision="pick_supports", version_seen=finding.version)
+        finding_resolve(
+            finding=finding, actor=analyst, decision="pick_supports", version_seen=finding.version
+        )
     for finding in gaps:
         finding_resolve(finding=finding, actor=analyst, decision="gap", version_seen=finding.version)
 
@@ -57,8 +59,9 @@ def test_it_takes_the_demo_question_from_submission_to_approved_exports(celery_w
     # and both exports keep every citation
     draft.refresh_from_db()
     markdown = render_markdown(draft)
-    pdf_text = subprocess.run(["pdftotext", "-", "-"], input=render_pdf(draft), capture_output=True,
-                              check=True).stdout.decode()
+    pdf_text = subprocess.run(
+        ["pdftotext", "-", "-"], input=render_pdf(draft), capture_output=True, check=True
+    ).stdout.decode()
     for evidence_id in draft.cited_evidence_ids:
         assert f"[E{evidence_id}]" in markdown
         assert f"E{evidence_id}" in pdf_text
@@ -68,6 +71,12 @@ def test_it_takes_the_demo_question_from_submission_to_approved_exports(celery_w
     # and the audit log holds every move in order
     moves = [e.data["to"] for e in task.events.filter(kind="transition")]
     assert moves == [
-        "planning", "awaiting_plan_review", "collecting", "analysing", "awaiting_evidence_review",
-        "writing", "awaiting_report_review", "approved",
+        "planning",
+        "awaiting_plan_review",
+        "collecting",
+        "analysing",
+        "awaiting_evidence_review",
+        "writing",
+        "awaiting_report_review",
+        "approved",
     ]

@@ -42,7 +42,9 @@ def ledger_counts(task) -> dict[str, int]:
 def task(researcher):
     corpus = corpus_import(path=FIXTURES / "pages").corpus
     with inline():  # keep the stages from running on their own: this test runs them by hand
-        return task_submit(owner=researcher, question="How tall is the Greywater Point lighthouse?", corpus=corpus)
+        return task_submit(
+            owner=researcher, question="How tall is the Greywater Point lighthouse?", corpus=corpus
+        )
 
 
 def test_it_plans_once_when_the_plan_stage_runs_twice(task):

@@ -18,8 +18,9 @@ def test_it_refuses_a_quote_that_is_not_the_snapshot_at_its_offsets():
     source = SourceFactory(text="The array has a capacity of 42 megawatts.")
     subquestion = SubQuestionFactory(plan__task=source.task)
     with pytest.raises(EvidenceMismatch):
-        Evidence.objects.create(task=source.task, source=source, subquestion=subquestion, start=0, end=9,
-                                quote="The arra!")
+        Evidence.objects.create(
+            task=source.task, source=source, subquestion=subquestion, start=0, end=9, quote="The arra!"
+        )
     assert not Evidence.objects.exists()
 
 
@@ -38,8 +39,14 @@ def test_it_refuses_an_empty_or_negative_span_in_the_database():
 def test_it_keeps_one_evidence_row_per_source_subquestion_and_span():
     evidence = EvidenceFactory()
     with pytest.raises(IntegrityError), transaction.atomic():
-        Evidence.objects.create(task=evidence.task, source=evidence.source, subquestion=evidence.subquestion,
-                                start=evidence.start, end=evidence.end, quote=evidence.quote)
+        Evidence.objects.create(
+            task=evidence.task,
+            source=evidence.source,
+            subquestion=evidence.subquestion,
+            start=evidence.start,
+            end=evidence.end,
+            quote=evidence.quote,
+        )
 
 
 def test_it_keeps_one_source_per_normalised_url_per_task():
@@ -66,7 +73,8 @@ def test_it_moves_along_legal_transitions_and_logs_each_move():
     task.refresh_from_db()
     assert task.status == Status.AWAITING_PLAN_REVIEW
     assert list(Event.objects.filter(task=task, kind="transition").values_list("data__to", flat=True)) == [
-        "planning", "awaiting_plan_review"
+        "planning",
+        "awaiting_plan_review",
     ]
 
 
@@ -98,7 +106,9 @@ def test_every_status_has_a_row_in_the_transition_table():
 
 def test_it_never_changes_an_approved_report():
     task = TaskFactory()
-    draft = ReportDraft.objects.create(task=task, version=1, markdown="# R", status=ReportDraft.Status.APPROVED)
+    draft = ReportDraft.objects.create(
+        task=task, version=1, markdown="# R", status=ReportDraft.Status.APPROVED
+    )
     draft.markdown = "# Changed"
     with pytest.raises(ImmutableReport):
         draft.save()

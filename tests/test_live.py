@@ -39,7 +39,10 @@ def test_it_researches_the_live_web_with_a_model_and_reports_what_failed(
         assert source["url"].startswith(stub_web.base_url + "/article-")
         assert source["http_status"] == 200 and source["extraction"] == "trafilatura"
     # and every failing page is a warning with its reason, not a source
-    codes = {(w.get("url", "").split("?")[0].removeprefix(stub_web.base_url), w.get("code")) for w in data["warnings"]}
+    codes = {
+        (w.get("url", "").split("?")[0].removeprefix(stub_web.base_url), w.get("code"))
+        for w in data["warnings"]
+    }
     for path, code in FAILING_PAGES.items():
         assert (path, code) in codes
     # and the model calls are counted
@@ -50,7 +53,7 @@ def test_it_researches_the_live_web_with_a_model_and_reports_what_failed(
     # and every quote is its snapshot at its offsets, and the report cites only stored quotes
     snapshots = {s["id"]: s["text"] for s in data["sources"]}
     for quote in data["evidence"]:
-        assert snapshots[quote["source"]][quote["start"]:quote["end"]] == quote["quote"]
+        assert snapshots[quote["source"]][quote["start"] : quote["end"]] == quote["quote"]
     cited = {i for claim in data["report"]["claims"] for i in claim["evidence_ids"]}
     assert cited and cited <= {e["id"] for e in data["evidence"]}
 
@@ -71,7 +74,9 @@ def test_it_sends_the_model_only_selected_passages_marked_as_untrusted(
     assert any(quote in prompt for quote in quotes for prompt in analyse_prompts)
 
 
-def test_it_fails_a_live_task_at_once_when_the_search_key_is_missing(settings, stub_web, stub_tavily, tmp_path):
+def test_it_fails_a_live_task_at_once_when_the_search_key_is_missing(
+    settings, stub_web, stub_tavily, tmp_path
+):
     live_settings(settings, web=stub_web, tavily=stub_tavily, TAVILY_API_KEY="")
     with pytest.raises(SystemExit) as exit_info:
         research(QUESTION, "--auto-approve", "--json", str(tmp_path / "out.json"))
@@ -97,7 +102,9 @@ def test_it_turns_a_refusing_search_provider_into_warnings(settings, stub_web, s
     assert any(code in ("search_failed", "unavailable") for code in codes)
 
 
-def test_it_ends_a_task_that_found_nothing_with_gaps_after_a_follow_up_round(settings, stub_web, stub_tavily, tmp_path):
+def test_it_ends_a_task_that_found_nothing_with_gaps_after_a_follow_up_round(
+    settings, stub_web, stub_tavily, tmp_path
+):
     # given a search API that finds nothing at all
     stub_tavily.results = {}
     live_settings(settings, web=stub_web, tavily=stub_tavily)

@@ -79,8 +79,17 @@ def url_for(name: str, scenario: Scenario) -> str:
 
 # --- permissions ----------------------------------------------------------------------------------
 
-TASK_GETS = ["task_detail", "task_progress", "plan_review", "evidence_review", "report_view", "evidence_context",
-             "task_audit", "export_markdown", "export_pdf"]
+TASK_GETS = [
+    "task_detail",
+    "task_progress",
+    "plan_review",
+    "evidence_review",
+    "report_view",
+    "evidence_context",
+    "task_audit",
+    "export_markdown",
+    "export_pdf",
+]
 # What the task's owner and an analyst get: exports answer 409 until the report is approved,
 # the progress poll 286 because a task awaiting review is not running.
 OWN_STATUS = {"export_markdown": 409, "export_pdf": 409, "task_progress": 286}
@@ -211,8 +220,9 @@ def test_it_keeps_a_100k_character_question_and_says_why(researcher):
 
 def test_it_submits_and_escapes_the_question(researcher):
     client = client_for(researcher)
-    response = client.post(reverse("task_submit"), {"question": "<script>alert(1)</script> tram?", "depth": "quick"},
-                           follow=True)
+    response = client.post(
+        reverse("task_submit"), {"question": "<script>alert(1)</script> tram?", "depth": "quick"}, follow=True
+    )
     body = response.content.decode()
     assert "&lt;script&gt;alert(1)&lt;/script&gt; tram?" in body
     assert "<script>alert(1)</script>" not in body
@@ -226,7 +236,9 @@ def test_it_submits_and_escapes_the_question(researcher):
 
 def test_it_keeps_polling_while_the_task_runs(researcher):
     task = make_task(researcher, status=Status.COLLECTING)
-    Event.objects.create(task=task, stage="collecting", kind=Event.Kind.PROGRESS, message="Sub-question 1: 3 new sources")
+    Event.objects.create(
+        task=task, stage="collecting", kind=Event.Kind.PROGRESS, message="Sub-question 1: 3 new sources"
+    )
     response = client_for(researcher).get(reverse("task_progress", args=[task.pk]), **HTMX)
     body = response.content.decode()
     assert response.status_code == 200
@@ -235,7 +247,9 @@ def test_it_keeps_polling_while_the_task_runs(researcher):
     assert "<html" not in body  # a fragment, not a page
 
 
-@pytest.mark.parametrize("status", [Status.AWAITING_PLAN_REVIEW, Status.FAILED, Status.APPROVED, Status.CANCELLED])
+@pytest.mark.parametrize(
+    "status", [Status.AWAITING_PLAN_REVIEW, Status.FAILED, Status.APPROVED, Status.CANCELLED]
+)
 def test_it_stops_polling_once_the_task_is_not_running(researcher, status):
     task = make_task(researcher, status=status)
     response = client_for(researcher).get(reverse("task_progress", args=[task.pk]), **HTMX)
@@ -245,9 +259,15 @@ def test_it_stops_polling_once_the_task_is_not_running(researcher, status):
 
 
 def test_it_shows_failure_resume_warnings_tokens_and_stats(researcher):
-    scenario = evidence_review_task(researcher, status=Status.FAILED, failed_stage="analysing",
-                                    failure_reason="ProviderError: the model timed out", llm_tokens_in=1234,
-                                    llm_tokens_out=56, pages_opened=7)
+    scenario = evidence_review_task(
+        researcher,
+        status=Status.FAILED,
+        failed_stage="analysing",
+        failure_reason="ProviderError: the model timed out",
+        llm_tokens_in=1234,
+        llm_tokens_out=56,
+        pages_opened=7,
+    )
     body = client_for(researcher).get(reverse("task_detail", args=[scenario.task.pk])).content.decode()
     assert "ProviderError: the model timed out" in body
     assert 'data-testid="task-resume"' in body
@@ -265,8 +285,12 @@ def plan_post(plan: Plan, action: str, **extra) -> dict[str, str]:
     subquestions = list(plan.subquestions.order_by("order"))
     data["sq-total"] = str(len(subquestions))
     for i, sq in enumerate(subquestions):
-        data |= {f"sq-{i}-id": str(sq.pk), f"sq-{i}-text": sq.text, f"sq-{i}-queries": "\r\n".join(sq.queries),
-                 f"sq-{i}-rationale": sq.rationale}
+        data |= {
+            f"sq-{i}-id": str(sq.pk),
+            f"sq-{i}-text": sq.text,
+            f"sq-{i}-queries": "\r\n".join(sq.queries),
+            f"sq-{i}-rationale": sq.rationale,
+        }
     return data | extra
 
 
@@ -285,10 +309,18 @@ def test_it_moves_adds_and_removes_subquestions_and_rerenders_fresh(analyst, pla
     # then the fragment shows the stored order
     body = response.content.decode()
     assert response.status_code == 200 and "<html" not in body and 'id="plan-editor"' in body
-    assert list(plan_gate.subquestions.order_by("order").values_list("pk", flat=True)) == [second.pk, first.pk, third.pk]
+    assert list(plan_gate.subquestions.order_by("order").values_list("pk", flat=True)) == [
+        second.pk,
+        first.pk,
+        third.pk,
+    ]
     assert body.index("Sub-question 2?") < body.index("Sub-question 1?")
     # when they add one and remove another
-    client.post(url, plan_post(plan_gate, "add", **{"new-text": "Who runs it?", "new-queries": "tram operator\n"}), **HTMX)
+    client.post(
+        url,
+        plan_post(plan_gate, "add", **{"new-text": "Who runs it?", "new-queries": "tram operator\n"}),
+        **HTMX,
+    )
     response = client.post(url, plan_post(plan_gate, "remove:0"), **HTMX)
     texts = list(plan_gate.subquestions.order_by("order").values_list("text", flat=True))
     assert texts == ["Sub-question 1?", "Sub-question 3?", "Who runs it?"]
@@ -374,7 +406,10 @@ def test_it_tells_the_second_analyst_who_decided_first(researcher):
 def test_it_lets_exactly_one_of_two_racing_analysts_win(researcher):
     # given two analysts who both loaded version 1 of one conflict
     scenario = evidence_review_task(researcher)
-    clients = {"analyst1": client_for(analyst_user("analyst1")), "analyst2": client_for(analyst_user("analyst2"))}
+    clients = {
+        "analyst1": client_for(analyst_user("analyst1")),
+        "analyst2": client_for(analyst_user("analyst2")),
+    }
     barrier, bodies = threading.Barrier(2), {}
 
     def post(name: str, decision: str) -> None:
@@ -385,8 +420,10 @@ def test_it_lets_exactly_one_of_two_racing_analysts_win(researcher):
             connection.close()
 
     # when they decide at the same moment, in two threads with two database connections
-    threads = [threading.Thread(target=post, args=("analyst1", "pick_supports")),
-               threading.Thread(target=post, args=("analyst2", "drop"))]
+    threads = [
+        threading.Thread(target=post, args=("analyst1", "pick_supports")),
+        threading.Thread(target=post, args=("analyst2", "drop")),
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -438,7 +475,8 @@ def test_it_404s_a_finding_of_another_task(analyst, researcher):
 def test_it_links_every_citation_and_sanitizes_the_report(analyst, researcher):
     scenario = report_review_task(researcher)
     ReportDraft.objects.filter(pk=scenario.draft.pk).update(
-        markdown=scenario.draft.markdown + "\n<script>alert(1)</script>\n\n[click](javascript:alert(2)) [E999999]\n"
+        markdown=scenario.draft.markdown
+        + "\n<script>alert(1)</script>\n\n[click](javascript:alert(2)) [E999999]\n"
     )
     body = client_for(analyst).get(reverse("report_view", args=[scenario.task.pk])).content.decode()
     for evidence in scenario.evidence:
@@ -488,7 +526,9 @@ def test_it_shows_a_quote_inside_its_source(researcher):
 
 
 def test_it_exports_only_an_approved_report(researcher):
-    scenario = report_review_task(researcher, status=Status.APPROVED, draft_status=ReportDraft.Status.APPROVED)
+    scenario = report_review_task(
+        researcher, status=Status.APPROVED, draft_status=ReportDraft.Status.APPROVED
+    )
     client = client_for(researcher)
     md = client.get(reverse("export_markdown", args=[scenario.task.pk]))
     pdf = client.get(reverse("export_pdf", args=[scenario.task.pk]))
@@ -527,7 +567,9 @@ def test_it_reads_one_task_in_constant_queries(analyst, researcher):
     small = report_review_task(researcher)
     big = report_review_task(researcher, extra_conflicts=9)
     for i in range(9):
-        Event.objects.create(task=big.task, stage="collecting", kind=Event.Kind.WARNING, message=f"warning {i}")
+        Event.objects.create(
+            task=big.task, stage="collecting", kind=Event.Kind.WARNING, message=f"warning {i}"
+        )
     for name in ("task_detail", "task_progress", "evidence_review", "report_view", "plan_review"):
         if name == "task_progress":
             small_n = _count(client, reverse(name, args=[small.task.pk]))

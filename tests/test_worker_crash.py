@@ -34,16 +34,36 @@ PAGE_DELAY = 1.0  # seconds per page, so collection is still running when the wo
 
 def start_worker(env: dict[str, str], name: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "researchapp", "worker", "--pool=threads", "--concurrency=4",
-         "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel=WARNING", "-n", name],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "researchapp",
+            "worker",
+            "--pool=threads",
+            "--concurrency=4",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel=WARNING",
+            "-n",
+            name,
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
     )
 
 
 @pytest.fixture
 def worker_env(stub_web, stub_tavily, tmp_path):
     if connection.vendor != "postgresql" or not settings.CELERY_BROKER_URL.startswith("redis"):
-        pytest.skip("needs PostgreSQL and Redis, which `make test` provides, to share the task with a worker process")
+        pytest.skip(
+            "needs PostgreSQL and Redis, which `make test` provides, to share the task with a worker process"
+        )
     db = connection.settings_dict
     return {
         **os.environ,
@@ -60,7 +80,9 @@ def worker_env(stub_web, stub_tavily, tmp_path):
     }
 
 
-def test_it_finishes_a_task_whose_worker_was_killed_mid_collection(worker_env, stub_web, stub_tavily, researcher):
+def test_it_finishes_a_task_whose_worker_was_killed_mid_collection(
+    worker_env, stub_web, stub_tavily, researcher
+):
     from researchapp.celery import app
 
     app.control.purge()
@@ -70,9 +92,16 @@ def test_it_finishes_a_task_whose_worker_was_killed_mid_collection(worker_env, s
     first = start_worker(worker_env, f"doomed-{uuid.uuid4().hex[:6]}@%h")
     second = None
     try:
-        task = task_submit(owner=researcher, question=QUESTION, search_provider="tavily", engine="extractive",
-                           auto_approve=True)
-        wait_for(lambda: Source.objects.filter(task=task).exists(), timeout=60, what="the first stored source")
+        task = task_submit(
+            owner=researcher,
+            question=QUESTION,
+            search_provider="tavily",
+            engine="extractive",
+            auto_approve=True,
+        )
+        wait_for(
+            lambda: Source.objects.filter(task=task).exists(), timeout=60, what="the first stored source"
+        )
 
         # when worker A dies without warning in the middle of collection
         unfinished = SubQuestion.objects.filter(plan__task=task, collected_round=0).count()
@@ -91,7 +120,9 @@ def test_it_finishes_a_task_whose_worker_was_killed_mid_collection(worker_env, s
                 process.wait(timeout=30)
 
     # and every page the searches found is stored exactly once
-    found = {normalize_url(result["url"]) for body in stub_tavily.searches for result in stub_tavily.results(body)}
+    found = {
+        normalize_url(result["url"]) for body in stub_tavily.searches for result in stub_tavily.results(body)
+    }
     stored = list(Source.objects.filter(task=task).values_list("normalized_url", flat=True))
     assert len(stored) == len(set(stored))
     assert set(stored) == found
@@ -99,9 +130,16 @@ def test_it_finishes_a_task_whose_worker_was_killed_mid_collection(worker_env, s
     for subquestion in runner.approved_subquestions(task):
         assert subquestion.collected_round == 1
         sources = [runner.source_value(s) for s in subquestion.sources.all()]
-        expected = {(p.source_id, p.start, p.end) for p in select_passages(
-            runner.subquestion_value(subquestion), sources,
-            max_passages=settings.RESEARCH["MAX_PASSAGES_PER_SUBQUESTION"])}
-        stored_spans = set(Evidence.objects.filter(subquestion=subquestion).values_list("source_id", "start", "end"))
+        expected = {
+            (p.source_id, p.start, p.end)
+            for p in select_passages(
+                runner.subquestion_value(subquestion),
+                sources,
+                max_passages=settings.RESEARCH["MAX_PASSAGES_PER_SUBQUESTION"],
+            )
+        }
+        stored_spans = set(
+            Evidence.objects.filter(subquestion=subquestion).values_list("source_id", "start", "end")
+        )
         assert stored_spans == expected
     call_command("ledger_verify", task=task.pk, stdout=StringIO())

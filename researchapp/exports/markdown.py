@@ -15,7 +15,9 @@ def render_markdown(draft: ReportDraft) -> str:
     task = draft.task
     approved = (
         f"Approved by {draft.approved_by.get_username() if draft.approved_by else 'auto-approval'} "
-        f"on {draft.approved_at:%Y-%m-%d %H:%M} UTC" if draft.approved_at else "Not approved"
+        f"on {draft.approved_at:%Y-%m-%d %H:%M} UTC"
+        if draft.approved_at
+        else "Not approved"
     )
     lines = [
         draft.markdown.rstrip(),

@@ -12,7 +12,9 @@ class Evidence(models.Model):
 
     task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="evidence")
     source = models.ForeignKey("researchapp.Source", on_delete=models.PROTECT, related_name="evidence")
-    subquestion = models.ForeignKey("researchapp.SubQuestion", on_delete=models.CASCADE, related_name="evidence")
+    subquestion = models.ForeignKey(
+        "researchapp.SubQuestion", on_delete=models.CASCADE, related_name="evidence"
+    )
     start = models.PositiveIntegerField()
     end = models.PositiveIntegerField()
     quote = models.TextField()
@@ -25,9 +27,13 @@ class Evidence(models.Model):
         ordering = ["subquestion", "-score", "id"]
         verbose_name_plural = "evidence"
         constraints = [
-            models.CheckConstraint(condition=models.Q(start__gte=0) & models.Q(end__gt=models.F("start")),
-                                   name="evidence_span_valid"),
-            models.UniqueConstraint(fields=["source", "subquestion", "start", "end"], name="evidence_unique_span"),
+            models.CheckConstraint(
+                condition=models.Q(start__gte=0) & models.Q(end__gt=models.F("start")),
+                name="evidence_span_valid",
+            ),
+            models.UniqueConstraint(
+                fields=["source", "subquestion", "start", "end"], name="evidence_unique_span"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -36,9 +42,7 @@ class Evidence(models.Model):
     def save(self, *args, **kwargs):
         source = self.source
         if source.text[self.start : self.end] != self.quote:
-            raise EvidenceMismatch(
-                f"quote does not match source {source.pk} at [{self.start}:{self.end}]"
-            )
+            raise EvidenceMismatch(f"quote does not match source {source.pk} at [{self.start}:{self.end}]")
         self.snapshot_sha256 = source.sha256
         super().save(*args, **kwargs)
 

@@ -20,7 +20,9 @@ class Finding(models.Model):
     )
 
     task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="findings")
-    subquestion = models.ForeignKey("researchapp.SubQuestion", on_delete=models.CASCADE, related_name="findings")
+    subquestion = models.ForeignKey(
+        "researchapp.SubQuestion", on_delete=models.CASCADE, related_name="findings"
+    )
     key = models.CharField(max_length=200, help_text="Stable per analysis input, so re-runs upsert.")
     round = models.PositiveSmallIntegerField(default=1)
     status = models.CharField(max_length=16, choices=Status.choices)
@@ -28,11 +30,15 @@ class Finding(models.Model):
     confidence = models.CharField(max_length=8, blank=True)
     resolution = models.CharField(max_length=16, choices=Resolution.choices, blank=True, default="")
     resolution_note = models.TextField(blank=True)
-    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
     resolved_at = models.DateTimeField(null=True, blank=True)
     # Bumped on every decision: a decision names the version it saw, so two analysts cannot both win.
     version = models.PositiveIntegerField(default=1)
-    evidence = models.ManyToManyField("researchapp.Evidence", through="FindingEvidence", related_name="findings")
+    evidence = models.ManyToManyField(
+        "researchapp.Evidence", through="FindingEvidence", related_name="findings"
+    )
 
     objects = FindingQuerySet.as_manager()
 
@@ -54,8 +60,12 @@ class Finding(models.Model):
 
 class FindingEvidence(models.Model):
     finding = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="links")
-    evidence = models.ForeignKey("researchapp.Evidence", on_delete=models.CASCADE, related_name="finding_links")
-    stance = models.CharField(max_length=16, choices=[(s.value, s.value) for s in Stance], default=Stance.SUPPORTS)
+    evidence = models.ForeignKey(
+        "researchapp.Evidence", on_delete=models.CASCADE, related_name="finding_links"
+    )
+    stance = models.CharField(
+        max_length=16, choices=[(s.value, s.value) for s in Stance], default=Stance.SUPPORTS
+    )
     kept = models.BooleanField(default=True, help_text="False once an analyst picked the other side.")
 
     class Meta:

@@ -26,14 +26,18 @@ class ReportDraft(models.Model):
     engine = models.CharField(max_length=32, blank=True)
     feedback = models.TextField(blank=True, help_text="The analyst's comments when sent back.")
     created_at = models.DateTimeField(auto_now_add=True)
-    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
     approved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["task", "-version"]
         constraints = [
             models.UniqueConstraint(fields=["task", "version"], name="reportdraft_unique_version"),
-            models.UniqueConstraint(fields=["task", "write_pass", "revision"], name="reportdraft_unique_pass"),
+            models.UniqueConstraint(
+                fields=["task", "write_pass", "revision"], name="reportdraft_unique_pass"
+            ),
         ]
 
     def __str__(self) -> str:

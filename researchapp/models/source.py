@@ -70,7 +70,9 @@ class Source(models.Model):
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(fields=["task", "normalized_url"], name="source_unique_url_per_task"),
-            models.CheckConstraint(condition=models.Q(density__gte=0, density__lte=1), name="source_density_0_1"),
+            models.CheckConstraint(
+                condition=models.Q(density__gte=0, density__lte=1), name="source_density_0_1"
+            ),
         ]
 
     def __str__(self) -> str:

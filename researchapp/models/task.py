@@ -63,7 +63,9 @@ class ResearchTask(models.Model):
     FINISHED = frozenset({S.APPROVED, S.CANCELLED})
 
     question = models.TextField()
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="research_tasks")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="research_tasks"
+    )
     status = models.CharField(max_length=32, choices=Status.choices, default=Status.SUBMITTED, db_index=True)
     depth = models.CharField(max_length=8, choices=Depth.choices, default=Depth.QUICK)
     recency_days = models.PositiveIntegerField(null=True, blank=True)
@@ -138,8 +140,10 @@ class ResearchTask(models.Model):
         if to in self.FINISHED:
             fields.setdefault("finished_at", now)
         with transaction.atomic():
-            moved = type(self).objects.filter(pk=self.pk, status=source).update(
-                status=to, updated_at=now, **fields
+            moved = (
+                type(self)
+                .objects.filter(pk=self.pk, status=source)
+                .update(status=to, updated_at=now, **fields)
             )
             if moved != 1:
                 raise StaleTransition(f"task {self.pk} is no longer {source}")

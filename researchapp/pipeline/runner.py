@@ -46,16 +46,28 @@ def subquestion_value(row: SubQuestion, *, round: int = 1) -> t.SubQuestion:
 
 def source_value(row: Source) -> t.Source:
     return t.Source(
-        id=row.pk, url=row.url, title=row.title, text=row.text, host=row.host,
-        density=row.density, cluster=row.cluster,
+        id=row.pk,
+        url=row.url,
+        title=row.title,
+        text=row.text,
+        host=row.host,
+        density=row.density,
+        cluster=row.cluster,
     )
 
 
 def evidence_value(row: Evidence) -> t.Evidence:
     return t.Evidence(
-        id=row.pk, source_id=row.source_id, subquestion_id=row.subquestion_id, start=row.start,
-        end=row.end, quote=row.quote, score=row.score, source_url=row.source.url,
-        source_title=row.source.title, cluster=row.source.cluster or f"s{row.source_id}",
+        id=row.pk,
+        source_id=row.source_id,
+        subquestion_id=row.subquestion_id,
+        start=row.start,
+        end=row.end,
+        quote=row.quote,
+        score=row.score,
+        source_url=row.source.url,
+        source_title=row.source.title,
+        cluster=row.source.cluster or f"s{row.source_id}",
     )
 
 
@@ -92,8 +104,16 @@ def record_usage(task: ResearchTask, usage: t.UsageLog) -> None:
     if not usage.calls:
         return
     LLMCall.objects.bulk_create(
-        LLMCall(task=task, stage=c.stage, model=c.model, tokens_in=c.tokens_in, tokens_out=c.tokens_out,
-                latency_ms=c.latency_ms, ok=c.ok, error=c.error)
+        LLMCall(
+            task=task,
+            stage=c.stage,
+            model=c.model,
+            tokens_in=c.tokens_in,
+            tokens_out=c.tokens_out,
+            latency_ms=c.latency_ms,
+            ok=c.ok,
+            error=c.error,
+        )
         for c in usage.calls
     )
     ResearchTask.objects.filter(pk=task.pk).update(
@@ -104,8 +124,13 @@ def record_usage(task: ResearchTask, usage: t.UsageLog) -> None:
 
 def record_warnings(task: ResearchTask, stage: str, warnings: Iterable[t.Warning]) -> None:
     Event.objects.bulk_create(
-        Event(task=task, stage=stage, kind=Event.Kind.WARNING, message=w.message,
-              data={"code": w.code, "url": w.url, "query": w.query})
+        Event(
+            task=task,
+            stage=stage,
+            kind=Event.Kind.WARNING,
+            message=w.message,
+            data={"code": w.code, "url": w.url, "query": w.query},
+        )
         for w in warnings
     )
 
@@ -128,7 +153,10 @@ def run_plan(task: ResearchTask) -> Plan:
         record_usage(task, usage)
     with transaction.atomic():
         stored = Plan.objects.create(
-            task=task, version=(latest.version + 1 if latest else 1), intent=plan.intent.value, engine=engine.name
+            task=task,
+            version=(latest.version + 1 if latest else 1),
+            intent=plan.intent.value,
+            engine=engine.name,
         )
         SubQuestion.objects.bulk_create(
             SubQuestion(plan=stored, order=i, text=sq.text, rationale=sq.rationale, queries=list(sq.queries))
@@ -151,10 +179,12 @@ def local_corpus(task: ResearchTask):
     key = (task.corpus_id, stamp["last"], stamp["count"])
     if key not in _corpus_cache:
         _corpus_cache.clear()
-        _corpus_cache[key] = LocalCorpus([
-            t.Document(url=d.url, title=d.title, text=d.text, published=d.published, extraction="corpus")
-            for d in docs.order_by("id")
-        ])
+        _corpus_cache[key] = LocalCorpus(
+            [
+                t.Document(url=d.url, title=d.title, text=d.text, published=d.published, extraction="corpus")
+                for d in docs.order_by("id")
+            ]
+        )
     return _corpus_cache[key]
 
 
@@ -167,9 +197,18 @@ def store_source(task: ResearchTask, doc: t.Document, *, provider: str, round: i
     try:
         with transaction.atomic():
             return Source.objects.create(
-                task=task, url=doc.url, final_url=doc.final_url, title=doc.title[:500], text=doc.text,
-                published=doc.published, http_status=doc.http_status, content_type=doc.content_type[:200],
-                extraction=doc.extraction, provider=provider, density=density(doc.text), round=round,
+                task=task,
+                url=doc.url,
+                final_url=doc.final_url,
+                title=doc.title[:500],
+                text=doc.text,
+                published=doc.published,
+                http_status=doc.http_status,
+                content_type=doc.content_type[:200],
+                extraction=doc.extraction,
+                provider=provider,
+                density=density(doc.text),
+                round=round,
             )
     except IntegrityError:  # another worker stored it between our look and our insert
         return Source.objects.get(task=task, normalized_url=normalized)
@@ -193,12 +232,19 @@ def run_collect(task: ResearchTask, subquestion: SubQuestion, round: int) -> boo
     if task.search_provider == "local":
         search = fetcher = local_corpus(task)
     else:
-        search, fetcher = registry.search_for(task.search_provider, depth=task.depth, recency_days=task.recency_days)
+        search, fetcher = registry.search_for(
+            task.search_provider, depth=task.depth, recency_days=task.recency_days
+        )
     limits = settings.RESEARCH
     value = subquestion_value(subquestion, round=round)
     result = collect(
-        value, search=search, fetcher=fetcher, max_results=limits["RESULTS_PER_QUERY"],
-        max_sources=task.max_sources, known_urls=known, concurrency=limits["CONCURRENCY"],
+        value,
+        search=search,
+        fetcher=fetcher,
+        max_results=limits["RESULTS_PER_QUERY"],
+        max_sources=task.max_sources,
+        known_urls=known,
+        concurrency=limits["CONCURRENCY"],
     )
     record_warnings(task, "collecting", result.warnings)
     ResearchTask.objects.filter(pk=task.pk).update(
@@ -211,7 +257,9 @@ def run_collect(task: ResearchTask, subquestion: SubQuestion, round: int) -> boo
     store_evidence(task, subquestion, round)
     SubQuestion.objects.filter(pk=subquestion.pk, collected_round__lt=round).update(collected_round=round)
     Event.objects.create(
-        task=task, stage="collecting", kind=Event.Kind.PROGRESS,
+        task=task,
+        stage="collecting",
+        kind=Event.Kind.PROGRESS,
         message=f"Sub-question {subquestion.order + 1}: {len(stored)} new sources, "
         f"{len(reused)} already known, {len(result.warnings)} warnings.",
         data={"subquestion": subquestion.pk, "round": round, "sources": [s.pk for s in stored]},
@@ -220,7 +268,9 @@ def run_collect(task: ResearchTask, subquestion: SubQuestion, round: int) -> boo
 
 
 def recluster(task: ResearchTask) -> None:
-    rows = list(Source.objects.filter(task=task).only("id", "url", "title", "text", "host", "density", "cluster"))
+    rows = list(
+        Source.objects.filter(task=task).only("id", "url", "title", "text", "host", "density", "cluster")
+    )
     clusters = cluster_sources([source_value(r) for r in rows])
     changed = []
     for row in rows:
@@ -234,14 +284,18 @@ def recluster(task: ResearchTask) -> None:
 def store_evidence(task: ResearchTask, subquestion: SubQuestion, round: int) -> int:
     sources = {s.pk: s for s in subquestion.sources.all()}
     passages = select_passages(
-        subquestion_value(subquestion), [source_value(s) for s in sources.values()],
+        subquestion_value(subquestion),
+        [source_value(s) for s in sources.values()],
         max_passages=settings.RESEARCH["MAX_PASSAGES_PER_SUBQUESTION"],
     )
     created = 0
     for passage in passages:
         source = sources[passage.source_id]
         _, was_created = Evidence.objects.get_or_create(
-            source=source, subquestion=subquestion, start=passage.start, end=passage.end,
+            source=source,
+            subquestion=subquestion,
+            start=passage.start,
+            end=passage.end,
             defaults={"task": task, "quote": passage.quote, "score": passage.score, "round": round},
         )
         created += was_created
@@ -275,9 +329,14 @@ def run_analyse(task: ResearchTask) -> None:
     ]
     errors: list[Exception] = []
     try:
-        with ThreadPoolExecutor(max_workers=max(1, min(len(inputs), settings.RESEARCH["CONCURRENCY"]))) as pool:
+        with ThreadPoolExecutor(
+            max_workers=max(1, min(len(inputs), settings.RESEARCH["CONCURRENCY"]))
+        ) as pool:
             futures = [
-                (subquestion, pool.submit(engine.analyse, subquestion_value(subquestion), evidence, usage=usage))
+                (
+                    subquestion,
+                    pool.submit(engine.analyse, subquestion_value(subquestion), evidence, usage=usage),
+                )
                 for subquestion, evidence in inputs
             ]
         for subquestion, future in futures:
@@ -297,9 +356,15 @@ def store_findings(task: ResearchTask, subquestion: SubQuestion, drafts: list[t.
         Finding.objects.filter(subquestion=subquestion, resolution="").exclude(key__in=keys).delete()
         for draft in drafts:
             finding, created = Finding.objects.get_or_create(
-                subquestion=subquestion, key=draft.key,
-                defaults={"task": task, "round": task.round, "status": draft.status.value,
-                          "statement": draft.statement, "confidence": draft.confidence},
+                subquestion=subquestion,
+                key=draft.key,
+                defaults={
+                    "task": task,
+                    "round": task.round,
+                    "status": draft.status.value,
+                    "statement": draft.statement,
+                    "confidence": draft.confidence,
+                },
             )
             if not created and not finding.resolution:
                 Finding.objects.filter(pk=finding.pk).update(
@@ -315,7 +380,9 @@ def store_findings(task: ResearchTask, subquestion: SubQuestion, drafts: list[t.
 # --- write and check ----------------------------------------------------------------------------
 
 
-def ledger_for(task: ResearchTask, evidence_ids: Iterable[int]) -> tuple[dict[int, t.Evidence], dict[int, str]]:
+def ledger_for(
+    task: ResearchTask, evidence_ids: Iterable[int]
+) -> tuple[dict[int, t.Evidence], dict[int, str]]:
     rows = Evidence.objects.filter(task=task, pk__in=set(evidence_ids)).select_related("source")
     evidence = {row.pk: evidence_value(row) for row in rows}
     snapshots = {row.source_id: row.source.text for row in rows}
@@ -340,7 +407,9 @@ def report_findings(task: ResearchTask) -> list[t.Finding]:
 
 def check(task: ResearchTask, draft: t.Draft, subquestions: list[t.SubQuestion], findings: list[t.Finding]):
     evidence, snapshots = ledger_for(task, (i for c in draft.claims for i in c.evidence_ids))
-    return check_draft(draft, evidence=evidence, snapshots=snapshots, subquestions=subquestions, findings=findings)
+    return check_draft(
+        draft, evidence=evidence, snapshots=snapshots, subquestions=subquestions, findings=findings
+    )
 
 
 def run_write(task: ResearchTask) -> ReportDraft:
@@ -367,11 +436,19 @@ def run_write(task: ResearchTask) -> ReportDraft:
             issues = check(task, draft, subquestions, findings)
             version = (task.drafts.aggregate(v=Max("version"))["v"] or 0) + 1
             stored = ReportDraft.objects.create(
-                task=task, version=version, write_pass=task.write_pass, revision=revision,
-                markdown=draft.markdown, engine=engine.name,
-                claims=[{"text": c.text, "evidence_ids": list(c.evidence_ids), "section": c.section}
-                        for c in draft.claims],
-                check_issues=[{"code": i.code, "message": i.message, "claim_index": i.claim_index} for i in issues],
+                task=task,
+                version=version,
+                write_pass=task.write_pass,
+                revision=revision,
+                markdown=draft.markdown,
+                engine=engine.name,
+                claims=[
+                    {"text": c.text, "evidence_ids": list(c.evidence_ids), "section": c.section}
+                    for c in draft.claims
+                ],
+                check_issues=[
+                    {"code": i.code, "message": i.message, "claim_index": i.claim_index} for i in issues
+                ],
                 status=ReportDraft.Status.FAILED_CHECKS if issues else ReportDraft.Status.CHECKED,
             )
         if stored.status != ReportDraft.Status.FAILED_CHECKS:  # checked, and perhaps decided since
@@ -386,8 +463,9 @@ def recheck(draft: ReportDraft) -> list[t.CheckIssue]:
     task = draft.task
     value = t.Draft(
         markdown=draft.markdown,
-        claims=tuple(t.Claim(c["text"], tuple(c["evidence_ids"]), c.get("section", "")) for c in draft.claims),
+        claims=tuple(
+            t.Claim(c["text"], tuple(c["evidence_ids"]), c.get("section", "")) for c in draft.claims
+        ),
     )
     subquestions = [subquestion_value(sq) for sq in approved_subquestions(task)]
     return check(task, value, subquestions, report_findings(task))
-

@@ -132,8 +132,15 @@ class RateLimiter:
 class RateLimitedSearch:
     """A search provider that waits its turn in a budget shared by every worker."""
 
-    def __init__(self, search: SearchProvider, limiter: RateLimiter, *, rate_per_second: float,
-                 burst: int = 1, timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        search: SearchProvider,
+        limiter: RateLimiter,
+        *,
+        rate_per_second: float,
+        burst: int = 1,
+        timeout: float = 30.0,
+    ) -> None:
         self.inner = search
         self.name = search.name
         self.limiter = limiter
@@ -142,6 +149,7 @@ class RateLimitedSearch:
         self.timeout = timeout
 
     def search(self, query: str, *, max_results: int) -> list[Hit]:
-        self.limiter.acquire(self.name, rate_per_second=self.rate_per_second, burst=self.burst,
-                             timeout=self.timeout)
+        self.limiter.acquire(
+            self.name, rate_per_second=self.rate_per_second, burst=self.burst, timeout=self.timeout
+        )
         return self.inner.search(query, max_results=max_results)

@@ -55,9 +55,15 @@ def search_for(name: str, *, depth: str, recency_days: int | None):
             depth=depth,
             days=recency_days,
         )
-        search = RateLimitedSearch(search, rate_limiter(), rate_per_second=conf("TAVILY_RATE_PER_SECOND"),
-                                   burst=conf("TAVILY_RATE_BURST"))
-        return CachedSearch(search, provider_cache(), variant=f":{depth}:{recency_days or ''}"), http_fetcher()
+        search = RateLimitedSearch(
+            search,
+            rate_limiter(),
+            rate_per_second=conf("TAVILY_RATE_PER_SECOND"),
+            burst=conf("TAVILY_RATE_BURST"),
+        )
+        return CachedSearch(
+            search, provider_cache(), variant=f":{depth}:{recency_days or ''}"
+        ), http_fetcher()
     raise ConfigurationError(f"unknown search provider {name!r}; choose one of {', '.join(SEARCH_PROVIDERS)}")
 
 

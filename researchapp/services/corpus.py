@@ -43,7 +43,7 @@ def decode(raw: bytes, name: str) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise BadDocument(
-            f"{name}: not UTF-8 text (byte {error.start}: {raw[error.start:error.start + 1]!r})"
+            f"{name}: not UTF-8 text (byte {error.start}: {raw[error.start : error.start + 1]!r})"
         ) from None
 
 
@@ -101,8 +101,9 @@ def parse_file(path: Path, *, url: str) -> ParsedDocument:
             published = date.fromisoformat(fields["published"][:10])
         except ValueError:
             raise BadDocument(f"{name}: published is not an ISO date") from None
-    return ParsedDocument(fields.get("url") or url, fields.get("title") or title_of_text(text, path.stem), text,
-                          published)
+    return ParsedDocument(
+        fields.get("url") or url, fields.get("title") or title_of_text(text, path.stem), text, published
+    )
 
 
 def parse_jsonl(path: Path) -> list[ParsedDocument]:
@@ -153,7 +154,9 @@ def store(corpus: Corpus, documents: list[ParsedDocument], report: ImportReport)
             report.imported += 1
 
 
-def corpus_import(*, path: Path, name: str | None = None, description: str = "", invented: bool = False) -> ImportReport:
+def corpus_import(
+    *, path: Path, name: str | None = None, description: str = "", invented: bool = False
+) -> ImportReport:
     """Import a folder of .html/.md/.txt files or a JSONL file into the corpus ``name``.
 
     Re-importing is safe: unchanged documents are left alone, changed ones updated in place.

@@ -20,7 +20,10 @@ DECISIONS: dict[str, tuple[Resolution, frozenset[str]]] = {
     "disputed": (Resolution.DISPUTED, frozenset({FindingStatus.CONFLICT})),
     "gap": (Resolution.GAP, frozenset({FindingStatus.INSUFFICIENT})),
     "drop": (Resolution.DROPPED, frozenset({FindingStatus.CONFLICT, FindingStatus.INSUFFICIENT})),
-    "more_research": (Resolution.MORE_RESEARCH, frozenset({FindingStatus.CONFLICT, FindingStatus.INSUFFICIENT})),
+    "more_research": (
+        Resolution.MORE_RESEARCH,
+        frozenset({FindingStatus.CONFLICT, FindingStatus.INSUFFICIENT}),
+    ),
 }
 
 
@@ -50,8 +53,11 @@ def finding_resolve(*, finding: Finding, actor, decision: str, version_seen: int
         raise ValidationError(f"No research rounds remain (limit {task.max_rounds}).")
     with transaction.atomic():
         won = Finding.objects.filter(pk=finding.pk, version=version_seen, resolution="").update(
-            resolution=resolution.value, resolution_note=note.strip(), resolved_by=actor,
-            resolved_at=timezone.now(), version=F("version") + 1,
+            resolution=resolution.value,
+            resolution_note=note.strip(),
+            resolved_by=actor,
+            resolved_at=timezone.now(),
+            version=F("version") + 1,
         )
         if won != 1:
             current = Finding.objects.select_related("resolved_by").get(pk=finding.pk)
@@ -60,10 +66,15 @@ def finding_resolve(*, finding: Finding, actor, decision: str, version_seen: int
         if decision in ("pick_supports", "pick_contradicts"):
             losing = Stance.CONTRADICTS if decision == "pick_supports" else Stance.SUPPORTS
             FindingEvidence.objects.filter(finding=finding, stance=losing).update(kept=False)
-        Event.objects.create(task=task, stage="awaiting_evidence_review", kind=Event.Kind.DECISION, actor=actor,
-                             message=f"Finding {finding.pk}: {decision.replace('_', ' ')}"
-                             f"{f' — {note.strip()}' if note.strip() else ''}.",
-                             data={"finding": finding.pk, "decision": decision})
+        Event.objects.create(
+            task=task,
+            stage="awaiting_evidence_review",
+            kind=Event.Kind.DECISION,
+            actor=actor,
+            message=f"Finding {finding.pk}: {decision.replace('_', ' ')}"
+            f"{f' — {note.strip()}' if note.strip() else ''}.",
+            data={"finding": finding.pk, "decision": decision},
+        )
         finding.refresh_from_db()
         transaction.on_commit(lambda: evidence_gate_after_decision(task.pk))
     return finding
@@ -96,24 +107,34 @@ def evidence_gate(task: ResearchTask) -> None:
     waiting = pending.count()
     if waiting:
         if task.status == Status.ANALYSING:
-            task.transition(Status.AWAITING_EVIDENCE_REVIEW, stage="analysing",
-                            message=f"{waiting} items need an analyst.")
+            task.transition(
+                Status.AWAITING_EVIDENCE_REVIEW,
+                stage="analysing",
+                message=f"{waiting} items need an analyst.",
+            )
         return
     more = list(
         Finding.objects.filter(task=task, round=task.round, resolution=Resolution.MORE_RESEARCH)
-        .values_list("subquestion_id", flat=True).distinct()
+        .values_list("subquestion_id", flat=True)
+        .distinct()
     )
     try:
         with transaction.atomic():
             if more and task.round < task.max_rounds:
                 from researchapp.services.tasks import start_followup_round
 
-                start_followup_round(task, more, stage="evidence_review", reason="an analyst asked for more research")
+                start_followup_round(
+                    task, more, stage="evidence_review", reason="an analyst asked for more research"
+                )
             else:
-                note = "Nothing to resolve; the gate passes by itself." if task.status == Status.ANALYSING else \
-                    "Every item is resolved."
-                task.transition(Status.WRITING, stage="evidence_review", message=note,
-                                write_pass=task.write_pass + 1)
+                note = (
+                    "Nothing to resolve; the gate passes by itself."
+                    if task.status == Status.ANALYSING
+                    else "Every item is resolved."
+                )
+                task.transition(
+                    Status.WRITING, stage="evidence_review", message=note, write_pass=task.write_pass + 1
+                )
                 enqueue("write_task", task.pk)
     except StaleTransition:
         return  # a concurrent decision already moved the task on

@@ -62,8 +62,12 @@ def plan_update(*, plan: Plan, actor, subquestions: list[SubQuestionEdit]) -> Pl
                 SubQuestion.objects.filter(pk=edit.id).update(**values)
             else:
                 SubQuestion.objects.create(plan=plan, **values)
-        plan.task.events.create(stage="awaiting_plan_review", kind="decision", actor=actor,
-                                message=f"Plan v{plan.version} edited: {len(subquestions)} sub-questions.")
+        plan.task.events.create(
+            stage="awaiting_plan_review",
+            kind="decision",
+            actor=actor,
+            message=f"Plan v{plan.version} edited: {len(subquestions)} sub-questions.",
+        )
     return plan
 
 
@@ -76,9 +80,13 @@ def plan_approve(*, plan: Plan, actor, note: str = "") -> Plan:
         plan.status, plan.decided_by, plan.decided_at = Plan.Status.APPROVED, actor, timezone.now()
         plan.save(update_fields=["status", "decided_by", "decided_at"])
         task = plan.task
-        task.transition(Status.COLLECTING, actor=actor, stage="awaiting_plan_review",
-                        message=f"Plan v{plan.version} approved{f' ({note})' if note else ''}.",
-                        data={"plan": plan.pk})
+        task.transition(
+            Status.COLLECTING,
+            actor=actor,
+            stage="awaiting_plan_review",
+            message=f"Plan v{plan.version} approved{f' ({note})' if note else ''}.",
+            data={"plan": plan.pk},
+        )
         enqueue_collection(task, list(plan.subquestions.values_list("pk", flat=True)))
     return plan
 
@@ -93,7 +101,11 @@ def plan_reject(*, plan: Plan, actor, feedback: str) -> Plan:
         plan.status, plan.feedback = Plan.Status.REJECTED, feedback
         plan.decided_by, plan.decided_at = actor, timezone.now()
         plan.save(update_fields=["status", "feedback", "decided_by", "decided_at"])
-        plan.task.transition(Status.PLANNING, actor=actor, stage="awaiting_plan_review",
-                             message=f"Plan v{plan.version} rejected: {feedback}")
+        plan.task.transition(
+            Status.PLANNING,
+            actor=actor,
+            stage="awaiting_plan_review",
+            message=f"Plan v{plan.version} rejected: {feedback}",
+        )
         enqueue("plan_task", plan.task_id)
     return plan

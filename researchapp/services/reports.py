@@ -27,13 +27,22 @@ def report_approve(*, draft: ReportDraft, actor, note: str = "") -> ReportDraft:
         issues = runner.recheck(draft)
         if issues:
             raise ValidationError(
-                "The draft fails its checks and cannot be approved: " + "; ".join(i.message for i in issues[:5])
+                "The draft fails its checks and cannot be approved: "
+                + "; ".join(i.message for i in issues[:5])
             )
-        draft.status, draft.approved_by, draft.approved_at = ReportDraft.Status.APPROVED, actor, timezone.now()
+        draft.status, draft.approved_by, draft.approved_at = (
+            ReportDraft.Status.APPROVED,
+            actor,
+            timezone.now(),
+        )
         draft.save(update_fields=["status", "approved_by", "approved_at"])
-        task.transition(Status.APPROVED, actor=actor, stage="awaiting_report_review",
-                        message=f"Report v{draft.version} approved{f' ({note})' if note else ''}.",
-                        data={"draft": draft.pk})
+        task.transition(
+            Status.APPROVED,
+            actor=actor,
+            stage="awaiting_report_review",
+            message=f"Report v{draft.version} approved{f' ({note})' if note else ''}.",
+            data={"draft": draft.pk},
+        )
     return draft
 
 
@@ -48,8 +57,12 @@ def report_send_back(*, draft: ReportDraft, actor, comments: str) -> ReportDraft
             raise ValidationError("This draft is not the one awaiting review.")
         draft.status, draft.feedback = ReportDraft.Status.SENT_BACK, comments
         draft.save(update_fields=["status", "feedback"])
-        task.transition(Status.WRITING, actor=actor, stage="awaiting_report_review",
-                        message=f"Report v{draft.version} sent back: {comments}",
-                        write_pass=task.write_pass + 1)
+        task.transition(
+            Status.WRITING,
+            actor=actor,
+            stage="awaiting_report_review",
+            message=f"Report v{draft.version} sent back: {comments}",
+            write_pass=task.write_pass + 1,
+        )
         enqueue("write_task", task.pk)
     return draft

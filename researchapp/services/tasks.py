@@ -57,21 +57,38 @@ def task_submit(
         corpus = Corpus.objects.filter(name=conf["DEFAULT_CORPUS"]).first()
     with transaction.atomic():
         task = ResearchTask.objects.create(
-            question=question, owner=owner, depth=depth, corpus=corpus, recency_days=recency_days,
-            auto_approve=auto_approve, search_provider=search_provider, engine=engine,
-            max_rounds=conf["MAX_ROUNDS"], max_sources=conf["MAX_SOURCES_PER_SUBQUESTION"],
+            question=question,
+            owner=owner,
+            depth=depth,
+            corpus=corpus,
+            recency_days=recency_days,
+            auto_approve=auto_approve,
+            search_provider=search_provider,
+            engine=engine,
+            max_rounds=conf["MAX_ROUNDS"],
+            max_sources=conf["MAX_SOURCES_PER_SUBQUESTION"],
             max_revisions=conf["MAX_REVISIONS"],
         )
-        Event.objects.create(task=task, stage="submitted", kind=Event.Kind.PROGRESS, actor=owner,
-                             message=f"Submitted ({engine} engine, {search_provider} search).")
+        Event.objects.create(
+            task=task,
+            stage="submitted",
+            kind=Event.Kind.PROGRESS,
+            actor=owner,
+            message=f"Submitted ({engine} engine, {search_provider} search).",
+        )
         enqueue("plan_task", task.pk)
     return task
 
 
 def task_fail(task: ResearchTask, *, stage: str, reason: str) -> None:
     if task.can_move_to(Status.FAILED):
-        task.transition(Status.FAILED, stage=stage, message=f"Failed while {stage}: {reason}",
-                        failed_stage=stage, failure_reason=reason)
+        task.transition(
+            Status.FAILED,
+            stage=stage,
+            message=f"Failed while {stage}: {reason}",
+            failed_stage=stage,
+            failure_reason=reason,
+        )
 
 
 def run_stage(task_id: int, stage: str, body, *, final_attempt: bool = True) -> None:
@@ -88,8 +105,13 @@ def run_stage(task_id: int, stage: str, body, *, final_attempt: bool = True) -> 
     except ProviderError as error:
         task.refresh_from_db()
         if error.retryable and not final_attempt:
-            Event.objects.create(task=task, stage=stage, kind=Event.Kind.WARNING,
-                                 message=f"{error.message} (retrying)", data={"code": error.code})
+            Event.objects.create(
+                task=task,
+                stage=stage,
+                kind=Event.Kind.WARNING,
+                message=f"{error.message} (retrying)",
+                data={"code": error.code},
+            )
             raise TransientStageError(error.message) from error
         task_fail(task, stage=stage, reason=error.message)
     except Exception as error:  # the task must never vanish: record why, keep what it had
@@ -108,9 +130,12 @@ def stage_plan(task: ResearchTask) -> None:
     if task.status != Status.PLANNING:
         return
     plan = runner.run_plan(task)
-    task.transition(Status.AWAITING_PLAN_REVIEW, stage="planning",
-                    message=f"Plan v{plan.version} ready: {plan.subquestions.count()} sub-questions "
-                    f"({plan.intent}).", data={"plan": plan.pk})
+    task.transition(
+        Status.AWAITING_PLAN_REVIEW,
+        stage="planning",
+        message=f"Plan v{plan.version} ready: {plan.subquestions.count()} sub-questions ({plan.intent}).",
+        data={"plan": plan.pk},
+    )
     if task.auto_approve:
         from researchapp.services.plans import plan_approve
 
@@ -139,8 +164,9 @@ def collection_maybe_finish(task: ResearchTask) -> None:
     if task.status != Status.COLLECTING or not runner.collection_complete(task):
         return
     try:
-        task.transition(Status.ANALYSING, stage="collecting",
-                        message=f"Collection round {task.round} complete.")
+        task.transition(
+            Status.ANALYSING, stage="collecting", message=f"Collection round {task.round} complete."
+        )
     except StaleTransition:
         return  # a sibling sub-question's task moved it first
     enqueue("analyse_task", task.pk)
@@ -152,10 +178,16 @@ def start_followup_round(task: ResearchTask, subquestion_ids: list[int], *, stag
     with transaction.atomic():
         for subquestion in SubQuestion.objects.filter(pk__in=subquestion_ids):
             queries = followup_queries(runner.subquestion_value(subquestion), round=next_round)
-            SubQuestion.objects.filter(pk=subquestion.pk).update(followup_queries=list(queries), due_round=next_round)
-        task.transition(Status.COLLECTING, stage=stage, round=next_round,
-                        message=f"Follow-up round {next_round} for {len(subquestion_ids)} sub-questions: {reason}",
-                        data={"subquestions": subquestion_ids})
+            SubQuestion.objects.filter(pk=subquestion.pk).update(
+                followup_queries=list(queries), due_round=next_round
+            )
+        task.transition(
+            Status.COLLECTING,
+            stage=stage,
+            round=next_round,
+            message=f"Follow-up round {next_round} for {len(subquestion_ids)} sub-questions: {reason}",
+            data={"subquestions": subquestion_ids},
+        )
         enqueue_collection(task, subquestion_ids)
 
 
@@ -193,12 +225,19 @@ def stage_write(task: ResearchTask) -> None:
     draft = runner.run_write(task)
     if draft.status == draft.Status.FAILED_CHECKS:
         problems = "; ".join(issue["message"] for issue in draft.check_issues[:3])
-        task_fail(task, stage="writing",
-                  reason=f"quality_failed: draft v{draft.version} still fails its checks after "
-                  f"{draft.revision} attempts: {problems}")
+        task_fail(
+            task,
+            stage="writing",
+            reason=f"quality_failed: draft v{draft.version} still fails its checks after "
+            f"{draft.revision} attempts: {problems}",
+        )
         return
-    task.transition(Status.AWAITING_REPORT_REVIEW, stage="writing",
-                    message=f"Report draft v{draft.version} passed every check.", data={"draft": draft.pk})
+    task.transition(
+        Status.AWAITING_REPORT_REVIEW,
+        stage="writing",
+        message=f"Report draft v{draft.version} passed every check.",
+        data={"draft": draft.pk},
+    )
     if task.auto_approve:
         from researchapp.services.reports import report_approve
 
@@ -225,12 +264,20 @@ def task_resume(*, task: ResearchTask, actor) -> None:
         raise ValidationError("Only a failed task can be resumed.")
     stage = task.failed_stage if task.failed_stage in RESUMABLE else "planning"
     with transaction.atomic():
-        task.transition(RESUMABLE[stage], actor=actor, stage=stage, message=f"Resumed at {stage}.",
-                        failed_stage="", failure_reason="")
+        task.transition(
+            RESUMABLE[stage],
+            actor=actor,
+            stage=stage,
+            message=f"Resumed at {stage}.",
+            failed_stage="",
+            failure_reason="",
+        )
         if stage == "planning":
             enqueue("plan_task", task.pk)
         elif stage == "collecting":
-            pending = [sq.pk for sq in runner.approved_subquestions(task) if sq.collected_round < sq.due_round]
+            pending = [
+                sq.pk for sq in runner.approved_subquestions(task) if sq.collected_round < sq.due_round
+            ]
             enqueue_collection(task, pending)
             if not pending:
                 enqueue("finish_collection_task", task.pk)

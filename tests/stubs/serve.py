@@ -45,12 +45,16 @@ def main() -> None:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with StubWeb() as web, StubTavily() as tavily, StubOpenAI() as openai:
         tavily.results = web_results(web, failing=FAILING_PAGES)
-        exports = "\n".join(f"export {key}={value}" for key, value in environment(web, tavily, openai).items())
+        exports = "\n".join(
+            f"export {key}={value}" for key, value in environment(web, tavily, openai).items()
+        )
         print(exports, flush=True)
         if args.env_file:
             args.env_file.write_text(exports + "\n", encoding="utf-8")
-        print(f"# stub web {web.base_url}, search {tavily.base_url}, model {openai.base_url}; Ctrl-C stops",
-              flush=True)
+        print(
+            f"# stub web {web.base_url}, search {tavily.base_url}, model {openai.base_url}; Ctrl-C stops",
+            flush=True,
+        )
         try:
             stop.wait(args.seconds or None)
         except KeyboardInterrupt:

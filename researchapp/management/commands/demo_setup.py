@@ -25,7 +25,9 @@ class Command(BaseCommand):
                 user.save()
             user.groups.add(*(groups[r] for r in roles))
         report = corpus_import(
-            path=DEMO_CORPUS, name=settings.RESEARCH["DEFAULT_CORPUS"], invented=True,
+            path=DEMO_CORPUS,
+            name=settings.RESEARCH["DEFAULT_CORPUS"],
+            invented=True,
             description="Invented documents written for the demo. Not real facts.",
         )
         for _, reason in report.skipped:

@@ -18,20 +18,33 @@ class Command(BaseCommand):
     def handle(self, *args, host: str, port: str, concurrency: str, **options):
         python = sys.executable
         worker = subprocess.Popen(
-            [python, "-m", "celery", "-A", "researchapp", "worker", "--pool=threads",
-             f"--concurrency={concurrency}", "--loglevel=INFO", "--without-gossip", "--without-mingle"],
+            [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "researchapp",
+                "worker",
+                "--pool=threads",
+                f"--concurrency={concurrency}",
+                "--loglevel=INFO",
+                "--without-gossip",
+                "--without-mingle",
+            ],
             env=os.environ.copy(),
         )
         web = subprocess.Popen(
             [python, "manage.py", "runserver", f"{host}:{port}", "--noreload"], env=os.environ.copy()
         )
-        self.stdout.write(self.style.SUCCESS(
-            f"\nResearch desk: http://{host}:{port}/\n"
-            f"  accounts: analyst / demo, researcher / demo (embedded profile)\n"
-            f"  database: {settings.DATABASES['default']['NAME']}\n"
-            f"  broker:   {settings.CELERY_BROKER_URL}\n"
-            "  Ctrl-C stops the web server and the worker.\n"
-        ))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"\nResearch desk: http://{host}:{port}/\n"
+                f"  accounts: analyst / demo, researcher / demo (embedded profile)\n"
+                f"  database: {settings.DATABASES['default']['NAME']}\n"
+                f"  broker:   {settings.CELERY_BROKER_URL}\n"
+                "  Ctrl-C stops the web server and the worker.\n"
+            )
+        )
         try:
             while web.poll() is None and worker.poll() is None:
                 try:

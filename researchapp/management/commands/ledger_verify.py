@@ -18,15 +18,21 @@ class Command(BaseCommand):
             digest = sha256_text(source.text)
             digests[source.pk] = digest
             if digest != source.sha256:
-                problems.append(f"source {source.pk}: snapshot hashes to {digest[:12]}, stored {source.sha256[:12]}")
+                problems.append(
+                    f"source {source.pk}: snapshot hashes to {digest[:12]}, stored {source.sha256[:12]}"
+                )
         evidence = Evidence.objects.all() if task is None else Evidence.objects.filter(task_id=task)
         checked = 0
-        for row in evidence.select_related("source").only(
-            "id", "start", "end", "quote", "snapshot_sha256", "source__id", "source__text"
-        ).iterator(chunk_size=500):
+        for row in (
+            evidence.select_related("source")
+            .only("id", "start", "end", "quote", "snapshot_sha256", "source__id", "source__text")
+            .iterator(chunk_size=500)
+        ):
             checked += 1
             if row.source.text[row.start : row.end] != row.quote:
-                problems.append(f"E{row.pk}: quote differs from source {row.source_id}[{row.start}:{row.end}]")
+                problems.append(
+                    f"E{row.pk}: quote differs from source {row.source_id}[{row.start}:{row.end}]"
+                )
             elif digests.get(row.source_id, row.snapshot_sha256) != row.snapshot_sha256:
                 problems.append(f"E{row.pk}: quoted from a snapshot that no longer hashes the same")
         drafts = ReportDraft.objects.filter(status=ReportDraft.Status.APPROVED)

@@ -19,10 +19,15 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("question")
         parser.add_argument("--corpus", type=Path, help="a folder of .html/.md/.txt files or a .jsonl file")
-        parser.add_argument("--auto-approve", action="store_true",
-                            help="approve every gate as proposed; keep conflicts as disputed")
+        parser.add_argument(
+            "--auto-approve",
+            action="store_true",
+            help="approve every gate as proposed; keep conflicts as disputed",
+        )
         parser.add_argument("--json", type=Path, dest="json_out", help="write the task's ledger here")
-        parser.add_argument("--with-snapshots", action="store_true", help="include each source's extracted text")
+        parser.add_argument(
+            "--with-snapshots", action="store_true", help="include each source's extracted text"
+        )
         parser.add_argument("--depth", choices=["quick", "deep"], default="quick")
         parser.add_argument("--user", default="cli", help="the task's owner (created if missing)")
 
@@ -44,9 +49,14 @@ class Command(BaseCommand):
             corpus_row = report.corpus
         with inline() as queue:
             try:
-                task = task_submit(owner=owner, question=question, depth=depth, corpus=corpus_row,
-                                   auto_approve=auto_approve,
-                                   search_provider="local" if corpus_row else None)
+                task = task_submit(
+                    owner=owner,
+                    question=question,
+                    depth=depth,
+                    corpus=corpus_row,
+                    auto_approve=auto_approve,
+                    search_provider="local" if corpus_row else None,
+                )
             except ValidationError as error:
                 raise CommandError(" ".join(error.messages)) from error
             drain(queue)
