@@ -86,6 +86,7 @@ def seed(n_tasks: int, findings_total: int, *, start_index: int = 0, seed_value:
     """Create ``n_tasks`` tasks (numbered from ``start_index``) holding ``findings_total`` findings."""
     from django.db import transaction
 
+    from researchapp.core.urls import normalize_url, url_host
     from researchapp.models import (
         Event,
         Evidence,
@@ -97,7 +98,6 @@ def seed(n_tasks: int, findings_total: int, *, start_index: int = 0, seed_value:
         Source,
         SubQuestion,
     )
-    from researchapp.pipeline.urls import normalize_url, url_host
     from reviews.models import ReviewDecision
 
     rng = random.Random(seed_value + start_index)

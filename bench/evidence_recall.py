@@ -101,8 +101,8 @@ def load_corpora(path: Path, limit: int | None = None) -> list[Corpus]:
 
 
 def subquestions_for(question: str, *, add_question: bool):
-    from researchapp.pipeline.planner import plan_extractive
-    from researchapp.pipeline.types import SubQuestion
+    from researchapp.pipeline.planner.extractive import plan_extractive
+    from researchapp.pipeline.values import SubQuestion
 
     plan = plan_extractive(question)
     subquestions = [
@@ -117,8 +117,8 @@ def subquestions_for(question: str, *, add_question: bool):
 
 
 def sources_for(corpus: Corpus):
-    from researchapp.pipeline.collect import density
-    from researchapp.pipeline.types import Source
+    from researchapp.pipeline.collector.clusters import density
+    from researchapp.pipeline.values import Source
 
     return [
         Source(
@@ -136,7 +136,7 @@ def sources_for(corpus: Corpus):
 
 def handed_on(corpus: Corpus, *, add_question: bool, max_passages: int, cap: int):
     """The union of every sub-question's passages, each once, the best ``cap`` by score."""
-    from researchapp.pipeline.evidence import select_passages
+    from researchapp.pipeline.collector.passages import select_passages
 
     sources = sources_for(corpus)
     best: dict[tuple[int, int, int], object] = {}

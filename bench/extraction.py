@@ -93,7 +93,7 @@ Extractor = Callable[[Page], str]
 
 
 def ours(page: Page) -> str:
-    from researchapp.providers.fetch.http import extract_html
+    from researchapp.providers.fetch.client import extract_html
 
     return extract_html(page.html, page.url)[1]
 

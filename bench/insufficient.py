@@ -43,10 +43,11 @@ def article(sentences: list[str], joiner: str) -> tuple[str, list[tuple[int, int
 
 def judge(record: dict, *, max_passages: int, joiner: str):
     """(flagged?, selected passages, sentence spans) for one claim."""
-    from researchapp.pipeline.analyse import analyse_extractive
-    from researchapp.pipeline.collect import density
-    from researchapp.pipeline.evidence import select_passages
-    from researchapp.pipeline.types import Evidence, FindingStatus, Source, SubQuestion
+    from researchapp.core.enums import FindingStatus
+    from researchapp.pipeline.analyser.extractive import analyse_extractive
+    from researchapp.pipeline.collector.clusters import density
+    from researchapp.pipeline.collector.passages import select_passages
+    from researchapp.pipeline.values import Evidence, Source, SubQuestion
 
     text, spans = article(record["evidence"], joiner)
     source = Source(

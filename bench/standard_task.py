@@ -161,7 +161,7 @@ def submit_and_wait(count: int, *, timeout: float, first_case: int) -> Batch:
     from django.contrib.auth import get_user_model
 
     from researchapp.models import ResearchTask
-    from researchapp.services.tasks import task_submit
+    from researchapp.services.submission import task_submit
 
     owner, _ = get_user_model().objects.get_or_create(username="bench")
     batch = Batch(submitted_at=time.time(), task_ids=[])

@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from django import forms
-from django.core.exceptions import ValidationError
-from django.http import QueryDict
 
-from researchapp.models import ResearchTask, SubQuestion
-from researchapp.services.findings import DECISIONS
-from researchapp.services.plans import MAX_SUBQUESTIONS, SubQuestionEdit
-from researchapp.services.tasks import validate_question
-
-NOTE_MAX = 4000
+from researchapp.models import ResearchTask
+from researchapp.services.submission import validate_question
 
 
 class SubmitForm(forms.Form):
@@ -33,146 +25,6 @@ class SubmitForm(forms.Form):
 
     def clean_question(self) -> str:
         return validate_question(self.cleaned_data.get("question", ""))
-
-
-# --- plan -----------------------------------------------------------------------------------------
-
-
-@dataclass
-class PlanRow:
-    """One sub-question as the editor shows it: queries as one line each."""
-
-    id: int | None
-    text: str
-    queries: str
-    rationale: str = ""
-
-    @classmethod
-    def of(cls, subquestion: SubQuestion) -> PlanRow:
-        return cls(subquestion.pk, subquestion.text, "\n".join(subquestion.queries), subquestion.rationale)
-
-    def edit(self) -> SubQuestionEdit:
-        """Normalised as the service stores it, so an untouched row compares equal to its row."""
-        queries = tuple(line.strip() for line in self.queries.splitlines() if line.strip())
-        return SubQuestionEdit(
-            text=_lf(self.text).strip(), queries=queries, rationale=_lf(self.rationale).strip(), id=self.id
-        )
-
-
-def _lf(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-class PlanEditForm:
-    """The plan editor's rows (``sq-<i>-id|text|queries|rationale``) plus a new row (``new-*``).
-
-    ``action`` is the button pressed: ``save``, ``approve``, ``add``, ``remove:<i>``, ``up:<i>``
-    or ``down:<i>``. ``apply`` turns it into the edited list the service stores.
-    """
-
-    ACTIONS = ("save", "approve", "add", "remove", "up", "down")
-
-    def __init__(self, data: QueryDict):
-        self.errors: list[str] = []
-        self.rows = self._rows(data)
-        self.new_text = data.get("new-text", "")
-        self.new_queries = data.get("new-queries", "")
-        self.action, self.index = self._action(data.get("action", "save"))
-
-    @staticmethod
-    def _rows(data: QueryDict) -> list[PlanRow]:
-        try:
-            total = min(int(data.get("sq-total", "0")), MAX_SUBQUESTIONS + 1)
-        except ValueError:
-            total = 0
-        rows = []
-        for i in range(max(total, 0)):
-            raw_id = data.get(f"sq-{i}-id", "")
-            rows.append(
-                PlanRow(
-                    id=int(raw_id) if raw_id.isdigit() else None,
-                    text=data.get(f"sq-{i}-text", ""),
-                    queries=data.get(f"sq-{i}-queries", ""),
-                    rationale=data.get(f"sq-{i}-rationale", ""),
-                )
-            )
-        return rows
-
-    def _action(self, raw: str) -> tuple[str, int | None]:
-        name, _, index = raw.partition(":")
-        if name not in self.ACTIONS:
-            self.errors.append(f"Unknown action {raw!r}.")
-            return "save", None
-        if name in ("remove", "up", "down"):
-            if not index.isdigit() or int(index) >= len(self.rows):
-                self.errors.append("That sub-question is no longer in the form; reload the page.")
-                return "save", None
-            return name, int(index)
-        return name, None
-
-    def is_valid(self) -> bool:
-        return not self.errors
-
-    def apply(self) -> list[SubQuestionEdit]:
-        """The rows with the pressed button applied, as the list to store (``rows`` stay as posted,
-        so a refused edit is shown again exactly as the analyst typed it)."""
-        rows, i = list(self.rows), self.index
-        if self.action == "add":
-            if not self.new_text.strip():
-                raise ValidationError("Type the new sub-question before adding it.")
-            if not [q for q in self.new_queries.splitlines() if q.strip()]:
-                raise ValidationError("Give the new sub-question at least one search query (one per line).")
-            rows.append(PlanRow(None, self.new_text, self.new_queries))
-        elif self.action == "remove" and i is not None:
-            rows.pop(i)
-        elif self.action == "up" and i:
-            rows[i - 1], rows[i] = rows[i], rows[i - 1]
-        elif self.action == "down" and i is not None and i + 1 < len(rows):
-            rows[i], rows[i + 1] = rows[i + 1], rows[i]
-        return [row.edit() for row in rows]
-
-
-class PlanRejectForm(forms.Form):
-    plan_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
-    feedback = forms.CharField(
-        required=False,
-        max_length=NOTE_MAX,
-        widget=forms.Textarea(
-            attrs={
-                "rows": 3,
-                "data-testid": "plan-reject-feedback",
-                "placeholder": "What should the planner change?",
-            }
-        ),
-    )
-
-
-# --- findings and report --------------------------------------------------------------------------
-
-
-class FindingDecisionForm(forms.Form):
-    finding = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
-    version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
-    decision = forms.ChoiceField(choices=[(name, name.replace("_", " ")) for name in DECISIONS])
-    note = forms.CharField(required=False, max_length=NOTE_MAX)
-
-
-class ReportDecisionForm(forms.Form):
-    DECISIONS = (("approve", "approve"), ("send_back", "send back"))
-
-    draft_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
-    decision = forms.ChoiceField(choices=DECISIONS)
-    comments = forms.CharField(
-        required=False,
-        max_length=NOTE_MAX,
-        widget=forms.Textarea(
-            attrs={
-                "rows": 3,
-                "data-testid": "report-comments",
-                "placeholder": "What should the writer change?",
-            }
-        ),
-    )
 
 
 def first_error(form: forms.Form) -> str:

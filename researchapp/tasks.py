@@ -1,9 +1,9 @@
 """Thin Celery tasks: take ids, call one service. Every stage is idempotent, so acks_late is safe."""
 
-from celery import shared_task
-
-from researchapp.services import tasks as services
-from researchapp.services.tasks import TransientStageError
+from researchapp.celery import app
+from researchapp.models import Stage
+from researchapp.services import stages
+from researchapp.services.stages import TransientStageError
 
 STAGE = {
     "acks_late": True,
@@ -20,31 +20,31 @@ def last_try(task) -> bool:
     return task.request.retries >= task.max_retries
 
 
-@shared_task(bind=True, **STAGE)
+@app.task(bind=True, **STAGE)
 def plan_task(self, task_id: int) -> None:
-    services.run_stage(task_id, "planning", services.stage_plan, final_attempt=last_try(self))
+    stages.run_stage(task_id, Stage.PLANNING, stages.stage_plan, final_attempt=last_try(self))
 
 
-@shared_task(bind=True, **STAGE)
-def collect_task(self, task_id: int, subquestion_id: int, round: int) -> None:
-    services.run_stage(
+@app.task(bind=True, **STAGE)
+def collect_task(self, task_id: int, subquestion_id: int, round_no: int) -> None:
+    stages.run_stage(
         task_id,
-        "collecting",
-        lambda task: services.stage_collect(task, subquestion_id, round),
+        Stage.COLLECTING,
+        lambda task: stages.stage_collect(task, subquestion_id, round_no),
         final_attempt=last_try(self),
     )
 
 
-@shared_task(bind=True, **STAGE)
+@app.task(bind=True, **STAGE)
 def finish_collection_task(self, task_id: int) -> None:
-    services.run_stage(task_id, "collecting", services.collection_maybe_finish, final_attempt=last_try(self))
+    stages.run_stage(task_id, Stage.COLLECTING, stages.collection_maybe_finish, final_attempt=last_try(self))
 
 
-@shared_task(bind=True, **STAGE)
+@app.task(bind=True, **STAGE)
 def analyse_task(self, task_id: int) -> None:
-    services.run_stage(task_id, "analysing", services.stage_analyse, final_attempt=last_try(self))
+    stages.run_stage(task_id, Stage.ANALYSING, stages.stage_analyse, final_attempt=last_try(self))
 
 
-@shared_task(bind=True, **STAGE)
+@app.task(bind=True, **STAGE)
 def write_task(self, task_id: int) -> None:
-    services.run_stage(task_id, "writing", services.stage_write, final_attempt=last_try(self))
+    stages.run_stage(task_id, Stage.WRITING, stages.stage_write, final_attempt=last_try(self))

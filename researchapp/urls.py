@@ -19,6 +19,6 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(template_name="login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
-    path("reviews/", include("reviews.urls")),
+    path("", include("reviews.urls")),
     path("", include("researchapp.web_urls")),
 ]

@@ -1,8 +1,6 @@
-"""Web views: parse the request, authorise, call one service or selector, render.
+"""Web views of the research side: parse the request, authorise, call one service or selector, render.
 
-Review decisions go through ``reviews.services``, which calls the research service and records
-who decided. After an HTMX POST the page's fragment is rendered again from fresh data, so what
-the analyst sees is what is stored; without HTMX the view redirects (post/redirect/get).
+The gates' pages (plan, evidence and report review) are the reviews app's.
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseStopPolling
 from django_htmx.middleware import HtmxDetails
@@ -21,33 +19,18 @@ from django_htmx.middleware import HtmxDetails
 from researchapp import selectors
 from researchapp.exports.markdown import render_markdown
 from researchapp.exports.pdf import render_pdf
-from researchapp.forms import (
-    FindingDecisionForm,
-    PlanEditForm,
-    PlanRejectForm,
-    PlanRow,
-    ReportDecisionForm,
-    SubmitForm,
-    first_error,
-)
-from researchapp.models import IllegalTransition, ResearchTask, StaleTransition
-from researchapp.permissions import can_submit, is_analyst
-from researchapp.rendering import report_html
-from researchapp.services import tasks as task_services
-from reviews import services as review_services
+from researchapp.forms import SubmitForm
+from researchapp.models import IllegalTransition, ResearchTask, StaleState
+from researchapp.permissions import can_submit
+from researchapp.services import submission
 
 
 class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-def _say(error: ValidationError) -> str:
-    return " ".join(error.messages)
-
-
-def _require_analyst(request: HttpRequest) -> None:
-    if not is_analyst(request.user):
-        raise PermissionDenied("Only analysts can decide reviews.")
+def _say(error: ValidationError | StaleState) -> str:
+    return " ".join(error.messages) if isinstance(error, ValidationError) else str(error)
 
 
 # --- tasks ----------------------------------------------------------------------------------------
@@ -78,7 +61,7 @@ def task_submit(request: HttpRequest) -> HttpResponse:
     form = SubmitForm(request.POST)
     if form.is_valid():
         try:
-            task = task_services.task_submit(
+            task = submission.task_submit(
                 owner=request.user, question=form.cleaned_data["question"], depth=form.cleaned_data["depth"]
             )
         except ValidationError as error:
@@ -114,8 +97,8 @@ def task_progress(request: HttpRequest, task_id: int) -> HttpResponse:
 def task_cancel(request: HttpRequest, task_id: int) -> HttpResponse:
     task = selectors.visible_task(task_id, request.user)
     try:
-        task_services.task_cancel(task=task, actor=request.user)
-    except (IllegalTransition, StaleTransition):
+        submission.task_cancel(task=task, actor=request.user)
+    except (IllegalTransition, StaleState):
         task.refresh_from_db(fields=["status"])
         messages.error(request, f"The task is {task.get_status_display()} and can no longer be cancelled.")
     else:
@@ -128,189 +111,17 @@ def task_cancel(request: HttpRequest, task_id: int) -> HttpResponse:
 def task_resume(request: HttpRequest, task_id: int) -> HttpResponse:
     task = selectors.visible_task(task_id, request.user)
     try:
-        task_services.task_resume(task=task, actor=request.user)
+        submission.task_resume(task=task, actor=request.user)
     except ValidationError as error:
         messages.error(request, _say(error))
-    except (IllegalTransition, StaleTransition):
+    except (IllegalTransition, StaleState):
         messages.error(request, "Someone else resumed or cancelled the task first.")
     else:
         messages.success(request, f"Resumed: the task is {task.get_status_display()} again.")
     return redirect("task_detail", task.pk)
 
 
-# --- plan review ----------------------------------------------------------------------------------
-
-
-@login_required
-@vary_on_headers("HX-Request")
-@require_http_methods(["GET", "POST"])
-def plan_review(request: HtmxHttpRequest, task_id: int) -> HttpResponse:
-    task = selectors.visible_task(task_id, request.user)
-    posted = None
-    if request.method == "POST":
-        _require_analyst(request)
-        posted = _decide_plan(request, task)
-        if not request.htmx and posted is None:
-            return redirect("plan_review", task.pk)
-    review = selectors.plan_for_review(selectors.visible_task(task_id, request.user))
-    rows = posted.rows if posted else [PlanRow.of(sq) for sq in review.subquestions]
-    context = {
-        "review": review,
-        "task": review.task,
-        "rows": rows,
-        "new_row": PlanRow(None, posted.new_text, posted.new_queries) if posted else PlanRow(None, "", ""),
-        "reject_form": PlanRejectForm(initial={"plan_version": review.plan.version if review.plan else 1}),
-        "can_decide": is_analyst(request.user) and review.editable,
-    }
-    template = "plan_review.html#editor" if request.htmx else "plan_review.html"
-    return render(request, template, context)
-
-
-def _decide_plan(request: HttpRequest, task: ResearchTask) -> PlanEditForm | None:
-    """Apply the pressed button. Returns the posted form when it failed, so the edits are kept."""
-    review = selectors.plan_for_review(task)
-    if review.plan is None:
-        messages.error(request, "There is no plan to review yet.")
-        return None
-    if request.POST.get("action") == "reject":
-        reject = PlanRejectForm(request.POST)
-        if not reject.is_valid():
-            messages.error(request, first_error(reject))
-            return None
-        try:
-            review_services.decide_plan(
-                plan=review.plan,
-                reviewer=request.user,
-                decision="reject",
-                version_seen=reject.cleaned_data["plan_version"],
-                note=reject.cleaned_data["feedback"],
-            )
-        except ValidationError as error:
-            messages.error(request, _say(error))
-        else:
-            messages.success(request, f"Plan v{review.plan.version} rejected; the planner is revising it.")
-        return None
-    form = PlanEditForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, " ".join(form.errors))
-        return form
-    stored = [PlanRow.of(sq).edit() for sq in review.subquestions]
-    try:
-        edits = form.apply()
-        changed = edits != stored
-        if form.action != "approve" and not changed:
-            messages.info(request, "Nothing changed.")
-            return None
-        review_services.decide_plan(
-            plan=review.plan,
-            reviewer=request.user,
-            decision="approve" if form.action == "approve" else "edit",
-            version_seen=_int(request.POST.get("plan_version")),
-            edits=edits if changed else None,
-        )
-    except ValidationError as error:
-        messages.error(request, _say(error))
-        return form
-    if form.action == "approve":
-        messages.success(request, f"Plan v{review.plan.version} approved; collection has started.")
-    else:
-        messages.success(request, "Plan saved.")
-    return None
-
-
-def _int(raw: str | None) -> int:
-    return int(raw) if raw and raw.isdigit() else 0
-
-
-# --- evidence review ------------------------------------------------------------------------------
-
-
-@login_required
-@vary_on_headers("HX-Request")
-@require_http_methods(["GET", "POST"])
-def evidence_review(request: HtmxHttpRequest, task_id: int) -> HttpResponse:
-    task = selectors.visible_task(task_id, request.user)
-    if request.method == "POST":
-        _require_analyst(request)
-        _decide_finding(request, task)
-        if not request.htmx:
-            return redirect("evidence_review", task.pk)
-    review = selectors.findings_for_review(selectors.visible_task(task_id, request.user))
-    context = {"review": review, "task": review.task, "can_decide": is_analyst(request.user) and review.open}
-    template = "evidence_review.html#findings" if request.htmx else "evidence_review.html"
-    return render(request, template, context)
-
-
-def _decide_finding(request: HttpRequest, task: ResearchTask) -> None:
-    form = FindingDecisionForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, first_error(form))
-        return
-    finding = selectors.finding_in_task(task, form.cleaned_data["finding"])
-    decision = form.cleaned_data["decision"]
-    try:
-        review_services.decide_finding(
-            finding=finding,
-            reviewer=request.user,
-            decision=decision,
-            version_seen=form.cleaned_data["version"],
-            note=form.cleaned_data["note"],
-        )
-    except ValidationError as error:  # StaleDecision included: someone else decided first
-        messages.error(request, _say(error))
-    else:
-        messages.success(request, f"Recorded for item {finding.pk}: {decision.replace('_', ' ')}.")
-
-
-# --- report ---------------------------------------------------------------------------------------
-
-
-@login_required
-@vary_on_headers("HX-Request")
-@require_http_methods(["GET", "POST"])
-def report_view(request: HtmxHttpRequest, task_id: int) -> HttpResponse:
-    task = selectors.visible_task(task_id, request.user)
-    if request.method == "POST":
-        _require_analyst(request)
-        _decide_report(request, task)
-        if not request.htmx:
-            return redirect("report_view", task.pk)
-    report = selectors.report_for(selectors.visible_task(task_id, request.user))
-    context = {
-        "report": report,
-        "task": report.task,
-        "body": report_html(report.draft.markdown, report.evidence_ids) if report.draft else "",
-        "form": ReportDecisionForm(initial={"draft_version": report.draft.version if report.draft else 1}),
-        "can_decide": is_analyst(request.user) and report.reviewable,
-    }
-    template = "report.html#decision" if request.htmx else "report.html"
-    return render(request, template, context)
-
-
-def _decide_report(request: HttpRequest, task: ResearchTask) -> None:
-    form = ReportDecisionForm(request.POST)
-    draft = selectors.report_for(task).draft
-    if not form.is_valid() or draft is None:
-        messages.error(request, first_error(form) if draft else "There is no report draft yet.")
-        return
-    decision = form.cleaned_data["decision"]
-    try:
-        review_services.decide_report(
-            draft=draft,
-            reviewer=request.user,
-            decision=decision,
-            version_seen=form.cleaned_data["draft_version"],
-            note=form.cleaned_data["comments"],
-        )
-    except ValidationError as error:
-        messages.error(request, _say(error))
-    else:
-        messages.success(
-            request,
-            f"Report v{draft.version} approved."
-            if decision == "approve"
-            else f"Report v{draft.version} sent back; the writer is revising it.",
-        )
+# --- evidence in context -------------------------------------------------------------------------
 
 
 @login_required

@@ -10,11 +10,9 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
-from researchapp.models import Finding, Plan, ReportDraft
+from researchapp.models import Finding, Plan, ReportDraft, StaleState
 from researchapp.permissions import is_analyst
-from researchapp.services import findings as finding_services
-from researchapp.services import plans as plan_services
-from researchapp.services import reports as report_services
+from researchapp.services import evidence_gate, plan_gate, report_gate
 from reviews.models import ReviewDecision
 
 PLAN_DECISIONS = ("edit", "approve", "reject")
@@ -43,10 +41,10 @@ def _record(
 def decide_finding(
     *, finding: Finding, reviewer, decision: str, version_seen: int, note: str = ""
 ) -> ReviewDecision:
-    """Resolve one conflict or [证据不足] item; ``StaleDecision`` if another analyst was first."""
+    """Resolve one conflict or [证据不足] item; ``StaleState`` if another analyst was first."""
     _require_analyst(reviewer)
     with transaction.atomic():
-        finding = finding_services.finding_resolve(
+        finding = evidence_gate.finding_resolve(
             finding=finding, actor=reviewer, decision=decision, version_seen=version_seen, note=note
         )
         return _record(
@@ -67,7 +65,7 @@ def decide_plan(
     decision: str,
     version_seen: int,
     note: str = "",
-    edits: list[plan_services.SubQuestionEdit] | None = None,
+    edits: list[plan_gate.SubQuestionEdit] | None = None,
 ) -> ReviewDecision:
     """Edit, approve or reject the draft plan the analyst was looking at.
 
@@ -80,18 +78,18 @@ def decide_plan(
     if decision not in PLAN_DECISIONS:
         raise ValidationError(f"Unknown plan decision {decision!r}.")
     if plan.version != version_seen:
-        raise plan_services.PlanConflict(
+        raise StaleState(
             f"The plan changed since you loaded it (you saw v{version_seen}, it is now v{plan.version})."
         )
     with transaction.atomic():
         if edits is not None:
-            plan = plan_services.plan_update(plan=plan, actor=reviewer, subquestions=edits)
+            plan = plan_gate.plan_update(plan=plan, actor=reviewer, subquestions=edits)
         elif decision == "edit":
             raise ValidationError("Nothing to save.")
         if decision == "approve":
-            plan_services.plan_approve(plan=plan, actor=reviewer, note=note.strip())
+            plan_gate.plan_approve(plan=plan, actor=reviewer, note=note.strip())
         elif decision == "reject":
-            plan_services.plan_reject(plan=plan, actor=reviewer, feedback=note)
+            plan_gate.plan_reject(plan=plan, actor=reviewer, feedback=note)
         return _record(
             task_id=plan.task_id,
             reviewer=reviewer,
@@ -111,14 +109,14 @@ def decide_report(
     if decision not in REPORT_DECISIONS:
         raise ValidationError(f"Unknown report decision {decision!r}.")
     if draft.version != version_seen:
-        raise ValidationError(
+        raise StaleState(
             f"The report changed since you loaded it (you saw v{version_seen}, it is now v{draft.version})."
         )
     with transaction.atomic():
         if decision == "approve":
-            draft = report_services.report_approve(draft=draft, actor=reviewer, note=note.strip())
+            draft = report_gate.report_approve(draft=draft, actor=reviewer, note=note.strip())
         else:
-            draft = report_services.report_send_back(draft=draft, actor=reviewer, comments=note)
+            draft = report_gate.report_send_back(draft=draft, actor=reviewer, comments=note)
         return _record(
             task_id=draft.task_id,
             reviewer=reviewer,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from researchapp.pipeline.analyse import analyse_extractive
-from researchapp.pipeline.types import Evidence, FindingStatus, Stance, SubQuestion
+from researchapp.core.enums import FindingStatus, Stance
+from researchapp.pipeline.analyser.extractive import analyse_extractive
+from researchapp.pipeline.values import Evidence, SubQuestion
 
 ADOPTION = SubQuestion(
     7, "How widely do professional developers use Rust?", ("Rust adoption professional developers",)

@@ -7,9 +7,8 @@ from datetime import date
 
 import pytest
 
-from researchapp.pipeline.types import Document, Hit
 from researchapp.providers import cache as cache_module
-from researchapp.providers.base import ProviderError
+from researchapp.providers.base import Document, Hit, ProviderError
 from researchapp.providers.cache import CACHE_SCHEMA, CachedFetcher, CachedSearch, ProviderCache
 
 

@@ -8,11 +8,12 @@ import uuid
 
 import pytest
 
-from researchapp.pipeline.collect import cluster_sources, collect, default_rewrite, density
-from researchapp.pipeline.types import Hit, Source, SubQuestion
-from researchapp.pipeline.urls import normalize_url
-from researchapp.providers.base import ProviderError
-from researchapp.providers.fetch.http import FetchConfig, HttpFetcher
+from researchapp.core.urls import normalize_url
+from researchapp.pipeline.collector.clusters import cluster_sources, density
+from researchapp.pipeline.collector.search import collect, default_rewrite
+from researchapp.pipeline.values import Source, SubQuestion
+from researchapp.providers.base import Hit, ProviderError
+from researchapp.providers.fetch.client import FetchConfig, HttpFetcher
 from tests.stubs import web_pages
 from tests.stubs.web import StubWeb, StubWebSearch, refuse_non_loopback, stub_web
 

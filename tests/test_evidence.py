@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from researchapp.pipeline.analyse import analyse_extractive
-from researchapp.pipeline.evidence import (
+from researchapp.pipeline.analyser.extractive import analyse_extractive
+from researchapp.pipeline.collector.passages import (
     MAX_PASSAGE_CHARS,
     MAX_PER_SOURCE,
     passages_with_headings,
     select_passages,
     split_passages,
 )
-from researchapp.pipeline.types import Source, SubQuestion
+from researchapp.pipeline.values import Source, SubQuestion
 
 HEAT_PUMP_PAGE = """Heat pumps explained
 

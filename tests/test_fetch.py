@@ -12,7 +12,7 @@ import pytest
 
 from researchapp.providers.base import ProviderError
 from researchapp.providers.fetch import extract
-from researchapp.providers.fetch.http import FetchConfig, HttpFetcher, extract_html
+from researchapp.providers.fetch.client import FetchConfig, HttpFetcher, extract_html
 from tests.stubs import web_pages
 from tests.stubs.web import StubWeb, refuse_non_loopback, stub_web
 

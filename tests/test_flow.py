@@ -11,10 +11,10 @@ from researchapp.demo import DEMO_QUESTION
 from researchapp.exports.markdown import render_markdown
 from researchapp.exports.pdf import render_pdf
 from researchapp.models import Evidence, Finding, ResearchTask
-from researchapp.services.findings import finding_resolve
-from researchapp.services.plans import plan_approve
-from researchapp.services.reports import current_draft, report_approve
-from researchapp.services.tasks import task_submit
+from researchapp.services.evidence_gate import finding_resolve
+from researchapp.services.plan_gate import plan_approve
+from researchapp.services.report_gate import report_approve
+from researchapp.services.submission import task_submit
 from tests.conftest import wait_for_status
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -49,7 +49,7 @@ def test_it_takes_the_demo_question_from_submission_to_approved_exports(celery_w
 
     # then the writer drafts a report that passes its checks, and approval freezes it
     wait_for_status(task, ResearchTask.Status.AWAITING_REPORT_REVIEW)
-    draft = current_draft(task)
+    draft = task.drafts.current()
     assert draft.claims and not draft.check_issues
     report_approve(draft=draft, actor=analyst)
     task.refresh_from_db()
@@ -69,7 +69,12 @@ def test_it_takes_the_demo_question_from_submission_to_approved_exports(celery_w
     call_command("ledger_verify", task=task.pk, stdout=open("/dev/null", "w"))
 
     # and the audit log holds every move in order
-    moves = [e.data["to"] for e in task.events.filter(kind="transition")]
+    transitions = list(task.events.filter(kind="transition"))
+    moves = [e.data["to"] for e in transitions if e.data["object"] == "researchtask"]
+    assert [(e.data["object"], e.data["to"]) for e in transitions if e.data["object"] != "researchtask"] == [
+        ("plan", "approved"),
+        ("reportdraft", "approved"),
+    ]
     assert moves == [
         "planning",
         "awaiting_plan_review",

@@ -12,6 +12,7 @@ import socket
 import pytest
 
 from researchapp.providers.base import ProviderError
+from researchapp.providers.fetch.client import PinnedBackend
 from researchapp.providers.fetch.guard import (
     blocked_reason,
     check_url,
@@ -19,7 +20,6 @@ from researchapp.providers.fetch.guard import (
     is_public_address,
     resolve_checked,
 )
-from researchapp.providers.fetch.http import PinnedBackend
 from tests.stubs.web import refuse_non_loopback
 
 NOBODY = frozenset[str]()

@@ -18,8 +18,9 @@ from researchapp.models import (
 )
 from researchapp.pipeline import runner
 from researchapp.services.corpus import corpus_import
-from researchapp.services.queue import drain, inline
-from researchapp.services.tasks import stage_analyse, stage_plan, stage_write, task_submit
+from researchapp.services.dispatch import drain, inline
+from researchapp.services.stages import stage_analyse, stage_plan, stage_write
+from researchapp.services.submission import task_submit
 
 pytestmark = pytest.mark.django_db
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -60,7 +61,7 @@ def test_it_plans_once_when_the_plan_stage_runs_twice(task):
 def test_it_collects_analyses_and_writes_once_when_each_stage_runs_twice(task):
     with inline() as queue:
         stage_plan(task)
-        from researchapp.services.plans import plan_approve
+        from researchapp.services.plan_gate import plan_approve
 
         plan_approve(plan=task.plans.get(), actor=None)
         drain(queue)  # collect every sub-question, analyse, and stop at the evidence gate or write

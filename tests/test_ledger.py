@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError, transaction
 
-from researchapp.models import Event, Evidence, IllegalTransition, ResearchTask, StaleTransition
+from researchapp.models import Event, Evidence, IllegalTransition, ResearchTask, StaleState
 from researchapp.models.evidence import EvidenceMismatch
 from researchapp.models.report import ImmutableReport, ReportDraft
 from tests.factories import EvidenceFactory, SourceFactory, SubQuestionFactory, TaskFactory
@@ -91,7 +91,7 @@ def test_it_lets_only_one_of_two_racing_moves_win():
     task = TaskFactory(status=Status.AWAITING_PLAN_REVIEW)
     stale_copy = ResearchTask.objects.get(pk=task.pk)
     task.transition(Status.COLLECTING)
-    with pytest.raises(StaleTransition):
+    with pytest.raises(StaleState):
         stale_copy.transition(Status.CANCELLED)
     task.refresh_from_db()
     assert task.status == Status.COLLECTING

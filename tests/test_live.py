@@ -144,8 +144,8 @@ def test_a_task_whose_model_keeps_answering_nonsense_fails_with_the_reason_keeps
     settings, stub_web, stub_tavily, stub_openai, tmp_path
 ):
     from researchapp.models import Evidence, Source
-    from researchapp.services.queue import drain, inline
-    from researchapp.services.tasks import task_resume
+    from researchapp.services.dispatch import drain, inline
+    from researchapp.services.submission import task_resume
     from tests.stubs.openai_api import by_stage, default_responder
 
     # given a model that answers the analysis stage with something that is not JSON, every time

@@ -7,9 +7,8 @@ from datetime import date
 
 import pytest
 
-from researchapp.pipeline.types import Document
-from researchapp.providers.base import ProviderError
-from researchapp.providers.search.local import LocalCorpus
+from researchapp.pipeline.collector.local import LocalCorpus
+from researchapp.providers.base import Document, ProviderError
 
 HEAT_PUMPS = Document(
     url="https://energy.example/heat-pumps",

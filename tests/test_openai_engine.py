@@ -1,4 +1,4 @@
-"""OpenAIEngine with the real ``openai`` SDK against a stub chat API on 127.0.0.1."""
+"""The model-backed stages with the real ``openai`` SDK against a stub chat API on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -6,19 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from researchapp.pipeline.types import (
-    Evidence,
-    EvidenceLink,
-    Finding,
-    FindingStatus,
-    Intent,
-    Resolution,
-    Stance,
-    SubQuestion,
-    UsageLog,
-)
+from researchapp.core.enums import FindingStatus, Intent, Resolution, Stance
+from researchapp.pipeline.values import Evidence, EvidenceLink, ReviewedFinding, SubQuestion, UsageLog
+from researchapp.providers import registry
 from researchapp.providers.base import ConfigurationError, ProviderError
-from researchapp.providers.llm.openai import OpenAIEngine
+from researchapp.providers.chat.openai import OpenAIChat
+from tests.model_stages import ModelStages, model_stages
 from tests.stubs.openai_api import Failure, StubOpenAI, by_stage
 
 KEY = "sk-test-key"
@@ -51,18 +44,17 @@ def llm() -> Iterator[StubOpenAI]:
         yield stub
 
 
-def make_engine(stub: StubOpenAI, **options: object) -> OpenAIEngine:
-    options.setdefault("max_retries", 0)  # transport retries are tested on their own
-    return OpenAIEngine(KEY, base_url=stub.base_url, model="stub-small", **options)  # type: ignore[arg-type]
+def make_engine(stub: StubOpenAI, **options: object) -> ModelStages:
+    return model_stages(stub.base_url, api_key=KEY, **options)  # type: ignore[arg-type]
 
 
 def finding(finding_id: int, *evidence: Evidence, status: FindingStatus = FindingStatus.SUPPORTED,
-            resolution: Resolution = Resolution.NONE, stances: tuple[Stance, ...] = ()) -> Finding:  # fmt: skip
+            resolution: Resolution = Resolution.NONE, stances: tuple[Stance, ...] = ()) -> ReviewedFinding:  # fmt: skip
     links = tuple(
         EvidenceLink(item.id, stances[index] if stances else Stance.SUPPORTS)
         for index, item in enumerate(evidence)
     )
-    return Finding(
+    return ReviewedFinding(
         id=finding_id, subquestion_id=SUBQUESTION.id, status=status, statement=f"Statement {finding_id}",
         confidence="medium", resolution=resolution, links=links, evidence=evidence,
     )  # fmt: skip
@@ -74,12 +66,15 @@ def finding(finding_id: int, *evidence: Evidence, status: FindingStatus = Findin
 @pytest.mark.parametrize("key", ["", "  "])
 def test_it_refuses_to_start_without_a_key(key: str) -> None:
     with pytest.raises(ConfigurationError, match="OPENAI_API_KEY is not set"):
-        OpenAIEngine(key, base_url="http://127.0.0.1:9/v1")
+        OpenAIChat(key, base_url="http://127.0.0.1:9/v1")
 
 
-def test_it_rejects_a_model_override_for_an_unknown_stage() -> None:
-    with pytest.raises(ConfigurationError, match="summarise"):
-        OpenAIEngine(KEY, base_url="http://127.0.0.1:9/v1", stage_models={"summarise": "big"})
+def test_it_takes_each_stages_model_from_its_own_setting_or_the_default(settings) -> None:
+    # given a model for planning only
+    settings.RESEARCH = {**settings.RESEARCH, "OPENAI_MODEL": "small", "OPENAI_MODEL_PLAN": "big",
+                         "OPENAI_MODEL_ANALYSE": "", "OPENAI_MODEL_WRITE": ""}  # fmt: skip
+    # then planning uses it and the other stages the default
+    assert [registry.chat_model(stage) for stage in ("plan", "analyse", "write")] == ["big", "small", "small"]
 
 
 # --- plan -------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""OpenAIEngine's mapping of API failures, with the real ``openai`` SDK against a stub chat API."""
+"""The chat client's mapping of API failures, with the real ``openai`` SDK against a stub chat API."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from researchapp.pipeline.types import UsageLog
+from researchapp.pipeline.values import UsageLog
 from researchapp.providers.base import ProviderError
-from researchapp.providers.llm.openai import OpenAIEngine
+from tests.model_stages import ModelStages, model_stages
 from tests.stubs.openai_api import Failure, StubOpenAI
 
 KEY = "sk-test-key"
@@ -22,9 +22,8 @@ def llm() -> Iterator[StubOpenAI]:
         yield stub
 
 
-def make_engine(stub: StubOpenAI, **options: object) -> OpenAIEngine:
-    options.setdefault("max_retries", 0)  # the client's own retry is tested on its own
-    return OpenAIEngine(KEY, base_url=stub.base_url, model="stub-small", **options)  # type: ignore[arg-type]
+def make_engine(stub: StubOpenAI, **options: object) -> ModelStages:
+    return model_stages(stub.base_url, api_key=KEY, **options)  # type: ignore[arg-type]
 
 
 # --- API errors -------------------------------------------------------------------------------
@@ -66,7 +65,7 @@ def test_it_reports_a_spent_quota_as_permanent(llm: StubOpenAI) -> None:
 
 def test_it_reports_a_wrong_key_as_refused_and_permanent(llm: StubOpenAI) -> None:
     # given
-    engine = OpenAIEngine("sk-wrong", base_url=llm.base_url, model="stub-small", max_retries=0)
+    engine = model_stages(llm.base_url, api_key="sk-wrong")
     usage = UsageLog()
     # when
     with pytest.raises(ProviderError) as raised:
@@ -116,7 +115,7 @@ def test_it_reports_an_unreachable_server_as_retryable() -> None:
     # given a port nobody listens on any more
     with StubOpenAI() as stub:
         base_url = stub.base_url
-    engine = OpenAIEngine(KEY, base_url=base_url, max_retries=0)
+    engine = model_stages(base_url, api_key=KEY)
     # when
     with pytest.raises(ProviderError) as raised:
         engine.plan("q?", depth="quick", usage=UsageLog())
@@ -135,7 +134,7 @@ def test_it_sends_the_key_as_a_bearer_token(llm: StubOpenAI) -> None:
 def test_it_sends_through_a_given_http_client(llm: StubOpenAI) -> None:
     # given a caller-owned client (a proxy, custom TLS) that tags its requests
     with httpx.Client(headers={"X-Egress": "research-desk"}, timeout=5) as http_client:
-        engine = OpenAIEngine(KEY, base_url=llm.base_url, http_client=http_client, max_retries=0)
+        engine = model_stages(llm.base_url, api_key=KEY, http_client=http_client)
         # when
         engine.plan("q?", depth="quick", usage=UsageLog())
     # then

@@ -1,4 +1,4 @@
-"""OpenAIEngine.write, and a whole plan → analyse → write run on the stub's default answers."""
+"""The model-backed writer, and a whole plan → analyse → write run on the stub's default answers."""
 
 from __future__ import annotations
 
@@ -7,20 +7,18 @@ from collections.abc import Iterator
 
 import pytest
 
-from researchapp.pipeline.checks import check_draft
-from researchapp.pipeline.types import (
+from researchapp.core.enums import FindingStatus, Resolution, Stance
+from researchapp.pipeline.checker.mechanical import check_draft
+from researchapp.pipeline.values import (
     CheckIssue,
     Evidence,
     EvidenceLink,
-    Finding,
-    FindingStatus,
-    Resolution,
-    Stance,
+    ReviewedFinding,
     SubQuestion,
     UsageLog,
 )
 from researchapp.providers.base import ProviderError
-from researchapp.providers.llm.openai import OpenAIEngine
+from tests.model_stages import ModelStages, model_stages
 from tests.stubs.openai_api import StubOpenAI, by_stage
 
 KEY = "sk-test-key"
@@ -41,11 +39,11 @@ PRICE = evidence(21, "A typical installation cost 11,500 euros in 2024.", COST)
 
 
 def finding(finding_id: int, subquestion: SubQuestion, *items: Evidence, status: FindingStatus = FindingStatus.SUPPORTED,
-            resolution: Resolution = Resolution.NONE, stances: tuple[Stance, ...] = ()) -> Finding:  # fmt: skip
+            resolution: Resolution = Resolution.NONE, stances: tuple[Stance, ...] = ()) -> ReviewedFinding:  # fmt: skip
     links = tuple(
         EvidenceLink(item.id, stances[n] if stances else Stance.SUPPORTS) for n, item in enumerate(items)
     )
-    return Finding(
+    return ReviewedFinding(
         id=finding_id, subquestion_id=subquestion.id, status=status, statement=f"Statement {finding_id}",
         confidence="medium", resolution=resolution, links=links, evidence=items,
     )  # fmt: skip
@@ -55,7 +53,7 @@ SUPPORTED = finding(1, EFFICIENCY, COP)
 DISPUTED = finding(2, EFFICIENCY, COP, COLD, status=FindingStatus.CONFLICT, resolution=Resolution.DISPUTED,
                    stances=(Stance.SUPPORTS, Stance.CONTRADICTS))  # fmt: skip
 PICKED = finding(3, COST, PRICE, status=FindingStatus.CONFLICT, resolution=Resolution.PICKED)
-GAP = Finding(id=4, subquestion_id=COST.id, status=FindingStatus.INSUFFICIENT, statement="[证据不足] x",
+GAP = ReviewedFinding(id=4, subquestion_id=COST.id, status=FindingStatus.INSUFFICIENT, statement="[证据不足] x",
               confidence="", resolution=Resolution.GAP, links=(), evidence=())  # fmt: skip
 
 
@@ -65,8 +63,8 @@ def llm() -> Iterator[StubOpenAI]:
         yield stub
 
 
-def make_engine(stub: StubOpenAI) -> OpenAIEngine:
-    return OpenAIEngine(KEY, base_url=stub.base_url, model="stub-small", max_retries=0)
+def make_engine(stub: StubOpenAI) -> ModelStages:
+    return model_stages(stub.base_url, api_key=KEY)
 
 
 def test_it_writes_claims_for_findings_stated_as_fact(llm: StubOpenAI) -> None:
@@ -171,13 +169,13 @@ def test_it_runs_plan_analyse_write_into_claims_that_quote_their_sources(llm: St
     subquestions = [SubQuestion(id=100 + n, text=sq.text, queries=sq.queries, order=n)
                     for n, sq in enumerate(plan.subquestions)]  # fmt: skip
     ledger: dict[int, Evidence] = {}
-    findings: list[Finding] = []
+    findings: list[ReviewedFinding] = []
     # when every sub-question is analysed and the findings are written up
     for n, subquestion in enumerate(subquestions):
         items = [evidence(n + 1, PAGES[n + 1], subquestion)]
         ledger.update({item.id: item for item in items})
         for draft in engine.analyse(subquestion, items, usage=usage):
-            findings.append(Finding(
+            findings.append(ReviewedFinding(
                 id=len(findings) + 1, subquestion_id=draft.subquestion_id, status=draft.status,
                 statement=draft.statement, confidence=draft.confidence, resolution=Resolution.NONE,
                 links=draft.links, evidence=tuple(ledger[link.evidence_id] for link in draft.links),

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from researchapp.pipeline.planner import plan_extractive, read_question
-from researchapp.pipeline.types import Intent, Plan
+from researchapp.core.enums import Intent
+from researchapp.pipeline.planner.extractive import plan_extractive
+from researchapp.pipeline.text.question import read_question
+from researchapp.pipeline.values import Plan
 
 
 def all_queries(plan: Plan) -> list[str]:

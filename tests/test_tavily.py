@@ -7,8 +7,7 @@ from datetime import date
 
 import pytest
 
-from researchapp.pipeline.types import Hit
-from researchapp.providers.base import ConfigurationError, ProviderError
+from researchapp.providers.base import ConfigurationError, Hit, ProviderError
 from researchapp.providers.search.tavily import TavilySearch
 from tests.stubs.tavily_api import Failure, StubTavily, tavily_result
 

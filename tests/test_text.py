@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from researchapp.pipeline.quantities import extract_quantities, read_figures
-from researchapp.pipeline.text import BM25, split_paragraphs, split_sentences, tokenize
+from researchapp.pipeline.text.bm25 import BM25
+from researchapp.pipeline.text.quantities import extract_quantities, read_figures
+from researchapp.pipeline.text.sentences import split_paragraphs, split_sentences
+from researchapp.pipeline.text.tokens import tokenize
 
 
 def test_it_lowercases_words_and_drops_stopwords() -> None:

@@ -19,11 +19,12 @@ from django.conf import settings
 from django.core.management import call_command
 from django.db import connection
 
+from researchapp.core.urls import normalize_url
 from researchapp.models import Evidence, ResearchTask, Source, SubQuestion
 from researchapp.pipeline import runner
-from researchapp.pipeline.evidence import select_passages
-from researchapp.pipeline.urls import normalize_url
-from researchapp.services.tasks import task_submit
+from researchapp.pipeline.runner import rows
+from researchapp.pipeline.collector.passages import select_passages
+from researchapp.services.submission import task_submit
 from tests.conftest import wait_for, wait_for_status
 from tests.live import QUESTION, web_results
 
@@ -129,11 +130,11 @@ def test_it_finishes_a_task_whose_worker_was_killed_mid_collection(
     # and each sub-question's evidence is exactly what selecting passages over its sources gives
     for subquestion in runner.approved_subquestions(task):
         assert subquestion.collected_round == 1
-        sources = [runner.source_value(s) for s in subquestion.sources.all()]
+        sources = [rows.source_value(s) for s in subquestion.sources.all()]
         expected = {
             (p.source_id, p.start, p.end)
             for p in select_passages(
-                runner.subquestion_value(subquestion),
+                rows.subquestion_value(subquestion),
                 sources,
                 max_passages=settings.RESEARCH["MAX_PASSAGES_PER_SUBQUESTION"],
             )

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from researchapp.pipeline.checks import check_draft
-from researchapp.pipeline.types import (
+from researchapp.core.enums import FindingStatus, Resolution, Stance
+from researchapp.pipeline.checker.mechanical import check_draft
+from researchapp.pipeline.values import (
     CheckIssue,
     Claim,
     Draft,
     Evidence,
     EvidenceLink,
-    Finding,
-    FindingStatus,
-    Resolution,
-    Stance,
+    ReviewedFinding,
     SubQuestion,
 )
-from researchapp.pipeline.writer import render_draft, write_extractive
+from researchapp.pipeline.writer.extractive import write_extractive
+from researchapp.pipeline.writer.render import render_draft
 
 QUESTION = "Rust vs Go?"
 COST = SubQuestion(1, "How do Rust and Go differ in cost?", ("Rust vs Go cost",), order=0)
@@ -64,8 +63,8 @@ def finding(
     statement: str,
     links: tuple[tuple[Evidence, Stance], ...] = (),
     resolution: Resolution = Resolution.NONE,
-) -> Finding:
-    return Finding(
+) -> ReviewedFinding:
+    return ReviewedFinding(
         id=finding_id,
         subquestion_id=subquestion.id,
         status=status,

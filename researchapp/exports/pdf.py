@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import markdown
-import nh3
+from weasyprint import HTML
 
+from researchapp.exports.html import markdown_html
 from researchapp.exports.markdown import render_markdown
 from researchapp.models import ReportDraft
 
@@ -18,14 +18,7 @@ blockquote { margin: 4pt 0 4pt 8pt; padding-left: 8pt; border-left: 2pt solid #9
 """
 
 
-def markdown_to_html(text: str) -> str:
-    html = markdown.markdown(text, extensions=["extra", "sane_lists"])
-    return nh3.clean(html)
-
-
 def render_pdf(draft: ReportDraft) -> bytes:
-    from weasyprint import HTML
-
-    body = markdown_to_html(render_markdown(draft))
+    body = markdown_html(render_markdown(draft))
     document = f'<!doctype html><html lang="en"><head><meta charset="utf-8"><style>{STYLE}</style></head><body>{body}</body></html>'
     return HTML(string=document).write_pdf()

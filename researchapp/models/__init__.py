@@ -4,7 +4,8 @@ from researchapp.models.finding import Finding, FindingEvidence
 from researchapp.models.plan import Plan, SubQuestion
 from researchapp.models.report import ReportDraft
 from researchapp.models.source import Corpus, CorpusDocument, Source
-from researchapp.models.task import IllegalTransition, ResearchTask, StaleTransition
+from researchapp.models.status import IllegalTransition, StaleState
+from researchapp.models.task import Gate, ResearchTask, Stage
 
 __all__ = [
     "Corpus",
@@ -13,12 +14,14 @@ __all__ = [
     "Evidence",
     "Finding",
     "FindingEvidence",
+    "Gate",
     "IllegalTransition",
     "LLMCall",
     "Plan",
     "ReportDraft",
     "ResearchTask",
     "Source",
-    "StaleTransition",
+    "Stage",
+    "StaleState",
     "SubQuestion",
 ]

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from researchapp.pipeline.types import FindingStatus, Resolution, Stance
+from researchapp.core.enums import FindingStatus, Resolution, Stance
 
 
 class FindingQuerySet(models.QuerySet):

@@ -3,14 +3,30 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from researchapp.models.status import StatusMachine
 
-class Plan(models.Model):
+
+class PlanQuerySet(models.QuerySet):
+    def approved(self) -> PlanQuerySet:
+        return self.filter(status=Plan.Status.APPROVED)
+
+    def latest_version(self) -> Plan | None:
+        return self.order_by("-version").first()
+
+
+class Plan(StatusMachine):
     """One version of a task's plan. Only a draft can be edited; approving freezes it."""
 
     class Status(models.TextChoices):
         DRAFT = "draft"
         APPROVED = "approved"
         REJECTED = "rejected"
+
+    TRANSITIONS = {
+        Status.DRAFT: frozenset({Status.APPROVED, Status.REJECTED}),
+        Status.APPROVED: frozenset(),
+        Status.REJECTED: frozenset(),
+    }
 
     task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="plans")
     version = models.PositiveSmallIntegerField()
@@ -22,6 +38,8 @@ class Plan(models.Model):
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     decided_at = models.DateTimeField(null=True, blank=True)
 
+    objects = PlanQuerySet.as_manager()
+
     class Meta:
         ordering = ["task", "-version"]
         constraints = [models.UniqueConstraint(fields=["task", "version"], name="plan_unique_version")]
@@ -32,6 +50,12 @@ class Plan(models.Model):
     @property
     def is_editable(self) -> bool:
         return self.status == self.Status.DRAFT
+
+    def event_task_id(self) -> int:
+        return self.task_id
+
+    def describe(self) -> str:
+        return f"plan v{self.version}"
 
 
 class SubQuestion(models.Model):

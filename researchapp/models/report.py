@@ -3,17 +3,32 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from researchapp.models.status import StatusMachine
+
 
 class ImmutableReport(Exception):
     """An approved report never changes."""
 
 
-class ReportDraft(models.Model):
+class ReportDraftQuerySet(models.QuerySet):
+    def current(self) -> ReportDraft | None:
+        """The latest version: the one an analyst reviews, or the one that was approved."""
+        return self.order_by("-version").first()
+
+
+class ReportDraft(StatusMachine):
     class Status(models.TextChoices):
         CHECKED = "checked"  # passed every mechanical check; awaiting an analyst
-        FAILED_CHECKS = "failed_checks"
+        FAILED_CHECKS = "failed_checks"  # a revision follows, or the task fails as quality_failed
         APPROVED = "approved"
         SENT_BACK = "sent_back"
+
+    TRANSITIONS = {
+        Status.CHECKED: frozenset({Status.APPROVED, Status.SENT_BACK}),
+        Status.FAILED_CHECKS: frozenset(),
+        Status.APPROVED: frozenset(),
+        Status.SENT_BACK: frozenset(),
+    }
 
     task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="drafts")
     version = models.PositiveSmallIntegerField()
@@ -31,6 +46,8 @@ class ReportDraft(models.Model):
     )
     approved_at = models.DateTimeField(null=True, blank=True)
 
+    objects = ReportDraftQuerySet.as_manager()
+
     class Meta:
         ordering = ["task", "-version"]
         constraints = [
@@ -47,6 +64,12 @@ class ReportDraft(models.Model):
         if self.pk and type(self).objects.filter(pk=self.pk, status=self.Status.APPROVED).exists():
             raise ImmutableReport(f"report {self.pk} is approved and cannot change")
         super().save(*args, **kwargs)
+
+    def event_task_id(self) -> int:
+        return self.task_id
+
+    def describe(self) -> str:
+        return f"report v{self.version}"
 
     @property
     def cited_evidence_ids(self) -> list[int]:

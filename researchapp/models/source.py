@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from django.db import models
 
-from researchapp.pipeline.types import sha256_text
-from researchapp.pipeline.urls import normalize_url, url_host
+from researchapp.core.hashing import sha256_text
+from researchapp.core.urls import normalize_url, url_host
 
 
 class Corpus(models.Model):

@@ -3,28 +3,38 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.db import models, transaction
+from django.db import models
 from django.utils import timezone
 
+from researchapp.models.status import StatusMachine
+from researchapp.permissions import is_analyst
 
-class IllegalTransition(Exception):
-    """The status machine has no such move."""
+
+class Stage(models.TextChoices):
+    """The pipeline's working stages; each is also the status of a task while it runs."""
+
+    PLANNING = "planning"
+    COLLECTING = "collecting"
+    ANALYSING = "analysing"
+    WRITING = "writing"
 
 
-class StaleTransition(Exception):
-    """Someone else moved the task first: the compare-and-set touched no row."""
+class Gate(models.TextChoices):
+    """Where a task waits for a person; each is also the status of a task while it waits."""
+
+    PLAN_REVIEW = "awaiting_plan_review", "plan review"
+    EVIDENCE_REVIEW = "awaiting_evidence_review", "evidence review"
+    REPORT_REVIEW = "awaiting_report_review", "report review"
 
 
 class ResearchTaskQuerySet(models.QuerySet):
     def visible_to(self, user) -> ResearchTaskQuerySet:
-        from researchapp.permissions import is_analyst
-
         if is_analyst(user):
             return self
         return self.filter(owner=user)
 
 
-class ResearchTask(models.Model):
+class ResearchTask(StatusMachine):
     class Status(models.TextChoices):
         SUBMITTED = "submitted"
         PLANNING = "planning"
@@ -42,25 +52,38 @@ class ResearchTask(models.Model):
         QUICK = "quick"
         DEEP = "deep"
 
-    S = Status
     # The one table of legal moves. Every status change goes through ``transition``.
     TRANSITIONS: dict[str, frozenset[str]] = {
-        S.SUBMITTED: frozenset({S.PLANNING, S.FAILED, S.CANCELLED}),
-        S.PLANNING: frozenset({S.AWAITING_PLAN_REVIEW, S.FAILED, S.CANCELLED}),
-        S.AWAITING_PLAN_REVIEW: frozenset({S.COLLECTING, S.PLANNING, S.CANCELLED}),
-        S.COLLECTING: frozenset({S.ANALYSING, S.FAILED, S.CANCELLED}),
+        Status.SUBMITTED: frozenset({Status.PLANNING, Status.FAILED, Status.CANCELLED}),
+        Status.PLANNING: frozenset({Status.AWAITING_PLAN_REVIEW, Status.FAILED, Status.CANCELLED}),
+        Status.AWAITING_PLAN_REVIEW: frozenset({Status.COLLECTING, Status.PLANNING, Status.CANCELLED}),
+        Status.COLLECTING: frozenset({Status.ANALYSING, Status.FAILED, Status.CANCELLED}),
         # analysing may start a follow-up round by itself when evidence is thin and rounds remain
-        S.ANALYSING: frozenset({S.AWAITING_EVIDENCE_REVIEW, S.WRITING, S.COLLECTING, S.FAILED, S.CANCELLED}),
-        S.AWAITING_EVIDENCE_REVIEW: frozenset({S.WRITING, S.COLLECTING, S.CANCELLED}),
-        S.WRITING: frozenset({S.AWAITING_REPORT_REVIEW, S.FAILED, S.CANCELLED}),
-        S.AWAITING_REPORT_REVIEW: frozenset({S.APPROVED, S.WRITING, S.CANCELLED}),
-        S.FAILED: frozenset({S.PLANNING, S.COLLECTING, S.ANALYSING, S.WRITING, S.CANCELLED}),
-        S.APPROVED: frozenset(),
-        S.CANCELLED: frozenset(),
+        Status.ANALYSING: frozenset(
+            {
+                Status.AWAITING_EVIDENCE_REVIEW,
+                Status.WRITING,
+                Status.COLLECTING,
+                Status.FAILED,
+                Status.CANCELLED,
+            }
+        ),
+        Status.AWAITING_EVIDENCE_REVIEW: frozenset({Status.WRITING, Status.COLLECTING, Status.CANCELLED}),
+        Status.WRITING: frozenset({Status.AWAITING_REPORT_REVIEW, Status.FAILED, Status.CANCELLED}),
+        Status.AWAITING_REPORT_REVIEW: frozenset({Status.APPROVED, Status.WRITING, Status.CANCELLED}),
+        Status.FAILED: frozenset(
+            {Status.PLANNING, Status.COLLECTING, Status.ANALYSING, Status.WRITING, Status.CANCELLED}
+        ),
+        Status.APPROVED: frozenset(),
+        Status.CANCELLED: frozenset(),
     }
-    RUNNING = frozenset({S.SUBMITTED, S.PLANNING, S.COLLECTING, S.ANALYSING, S.WRITING})
-    AWAITING = frozenset({S.AWAITING_PLAN_REVIEW, S.AWAITING_EVIDENCE_REVIEW, S.AWAITING_REPORT_REVIEW})
-    FINISHED = frozenset({S.APPROVED, S.CANCELLED})
+    RUNNING = frozenset(
+        {Status.SUBMITTED, Status.PLANNING, Status.COLLECTING, Status.ANALYSING, Status.WRITING}
+    )
+    AWAITING = frozenset(
+        {Status.AWAITING_PLAN_REVIEW, Status.AWAITING_EVIDENCE_REVIEW, Status.AWAITING_REPORT_REVIEW}
+    )
+    FINISHED = frozenset({Status.APPROVED, Status.CANCELLED})
 
     question = models.TextField()
     owner = models.ForeignKey(
@@ -85,7 +108,7 @@ class ResearchTask(models.Model):
     searches = models.PositiveIntegerField(default=0)
     pages_opened = models.PositiveIntegerField(default=0)
 
-    failed_stage = models.CharField(max_length=32, blank=True)
+    failed_stage = models.CharField(max_length=32, choices=Stage.choices, blank=True)
     failure_reason = models.TextField(blank=True)
 
     created_at = models.DateTimeField(auto_now_add=True)
@@ -113,49 +136,17 @@ class ResearchTask(models.Model):
     def is_finished(self) -> bool:
         return self.status in self.FINISHED
 
-    def can_move_to(self, status: str) -> bool:
-        return status in self.TRANSITIONS[self.status]
+    @property
+    def rounds_left(self) -> int:
+        """Collection rounds this task may still start (first round included in ``max_rounds``)."""
+        return max(0, self.max_rounds - self.round)
 
-    def transition(
-        self,
-        to: str,
-        *,
-        actor=None,
-        stage: str = "",
-        message: str = "",
-        data: dict[str, Any] | None = None,
-        **fields: Any,
-    ) -> None:
-        """Move to ``to`` if the move is legal and nobody moved the task first; log an event.
+    def event_task_id(self) -> int:
+        return self.pk
 
-        ``fields`` are written in the same UPDATE (e.g. ``failure_reason``), so the new status
-        and what explains it are never seen apart.
-        """
-        from researchapp.models.event import Event
+    def describe(self) -> str:
+        return f"task {self.pk}"
 
-        source = self.status
-        if to not in self.TRANSITIONS[source]:
-            raise IllegalTransition(f"task {self.pk}: {source} → {to} is not a legal move")
+    def transition_fields(self, to: str) -> dict[str, Any]:
         now = timezone.now()
-        if to in self.FINISHED:
-            fields.setdefault("finished_at", now)
-        with transaction.atomic():
-            moved = (
-                type(self)
-                .objects.filter(pk=self.pk, status=source)
-                .update(status=to, updated_at=now, **fields)
-            )
-            if moved != 1:
-                raise StaleTransition(f"task {self.pk} is no longer {source}")
-            Event.objects.create(
-                task=self,
-                stage=stage or to,
-                kind=Event.Kind.TRANSITION,
-                message=message or f"{source} → {to}",
-                data={"from": source, "to": to, **(data or {})},
-                actor=actor,
-            )
-        self.status = to
-        self.updated_at = now
-        for name, value in fields.items():
-            setattr(self, name, value)
+        return {"updated_at": now, **({"finished_at": now} if to in self.FINISHED else {})}

@@ -1,22 +1,16 @@
-"""The small protocols every provider implements, and the one error type they raise."""
+"""What the outside world looks like to the pipeline: typed results, small protocols, one error.
+
+Providers are transports (a search API, the web, a chat model). They return these values and
+raise ``ProviderError``, whose ``retryable`` flag says whether trying again can help.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, Protocol
 
-from researchapp.pipeline.types import (
-    CheckIssue,
-    Document,
-    Draft,
-    Evidence,
-    Finding,
-    FindingDraft,
-    Hit,
-    Plan,
-    SubQuestion,
-    UsageLog,
-)
+from researchapp.core.hashing import sha256_text
 
 
 class ProviderError(Exception):
@@ -36,6 +30,47 @@ class ConfigurationError(ProviderError):
         super().__init__(message, retryable=False, code="configuration")
 
 
+@dataclass(frozen=True)
+class Hit:
+    """One search result: a page worth opening."""
+
+    url: str
+    title: str = ""
+    snippet: str = ""
+    score: float = 0.0
+    published: date | None = None
+    provider: str = ""
+
+
+@dataclass(frozen=True)
+class Document:
+    """An opened page: its extracted text is the snapshot every quote points into."""
+
+    url: str
+    title: str
+    text: str
+    published: date | None = None
+    http_status: int | None = None
+    content_type: str = ""
+    extraction: str = ""  # how the text was obtained: "trafilatura", "plain", "corpus", ...
+    final_url: str = ""  # after redirects; empty when the same as ``url``
+
+    @property
+    def sha256(self) -> str:
+        return sha256_text(self.text)
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    """One answer of a chat model, as the API returned it."""
+
+    content: str | None
+    finish_reason: str | None
+    tokens_in: int
+    tokens_out: int
+    latency_ms: int
+
+
 class SearchProvider(Protocol):
     name: str
 
@@ -46,23 +81,14 @@ class Fetcher(Protocol):
     def fetch(self, url: str) -> Document: ...
 
 
-class Engine(Protocol):
-    """Plans, analyses and writes. ``extractive`` does it without a model; ``openai`` with one."""
+class ChatClient(Protocol):
+    """A chat-completions API. Raises ``ProviderError`` (retryable or not) when the call fails."""
 
-    name: str
-
-    def plan(self, question: str, *, depth: str, feedback: str = "", usage: UsageLog) -> Plan: ...
-
-    def analyse(
-        self, subquestion: SubQuestion, evidence: Sequence[Evidence], *, usage: UsageLog
-    ) -> list[FindingDraft]: ...
-
-    def write(
+    def complete(
         self,
-        question: str,
-        subquestions: Sequence[SubQuestion],
-        findings: Sequence[Finding],
         *,
-        feedback: Sequence[CheckIssue] = (),
-        usage: UsageLog,
-    ) -> Draft: ...
+        model: str,
+        messages: list[dict[str, str]],
+        response_format: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> ChatReply: ...

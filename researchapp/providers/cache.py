@@ -19,9 +19,8 @@ from dataclasses import asdict
 from datetime import date
 from typing import Any, Protocol
 
-from researchapp.pipeline.types import Document, Hit
-from researchapp.pipeline.urls import normalize_url
-from researchapp.providers.base import Fetcher, SearchProvider
+from researchapp.core.urls import normalize_url
+from researchapp.providers.base import Document, Fetcher, Hit, SearchProvider
 
 logger = logging.getLogger(__name__)
 

@@ -17,8 +17,9 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from researchapp.pipeline.types import Hit
-from researchapp.providers.base import ProviderError, SearchProvider
+import redis
+
+from researchapp.providers.base import Hit, ProviderError, SearchProvider
 
 # KEYS[1] = the provider's key; ARGV = interval and burst allowance, in microseconds.
 # Returns 0 when the request may go now (and books it), else the microseconds to wait.
@@ -47,8 +48,6 @@ class _Scheduler(Protocol):
 
 class _RedisScheduler:
     def __init__(self, redis_url: str) -> None:
-        import redis  # only the production profile needs the client
-
         self._redis = redis.Redis.from_url(redis_url, socket_timeout=5, socket_connect_timeout=5)
         self._script = self._redis.register_script(_GCRA_LUA)
         self._errors: tuple[type[Exception], ...] = (redis.RedisError,)

@@ -1,13 +1,18 @@
-"""Name → provider, chosen by settings. The only place that reads provider configuration."""
+"""Name → transport, chosen by settings. The only place that reads provider configuration."""
 
 from __future__ import annotations
 
 import functools
 
 from django.conf import settings
+from django.core.cache import cache
 
-from researchapp.providers.base import ConfigurationError, Engine, Fetcher, SearchProvider
+from researchapp.providers.base import ChatClient, ConfigurationError, Fetcher, SearchProvider
 from researchapp.providers.cache import CachedFetcher, CachedSearch, ProviderCache
+from researchapp.providers.chat.openai import OpenAIChat
+from researchapp.providers.fetch.client import FetchConfig, HttpFetcher
+from researchapp.providers.ratelimit import RateLimitedSearch, RateLimiter
+from researchapp.providers.search.tavily import TavilySearch
 
 SEARCH_PROVIDERS = ("local", "tavily")
 ENGINES = ("extractive", "openai")
@@ -17,74 +22,55 @@ def conf(name: str):
     return settings.RESEARCH[name]
 
 
-def engine_for(name: str) -> Engine:
-    if name == "extractive":
-        from researchapp.providers.llm.extractive import ExtractiveEngine
+def web_search(name: str, *, depth: str, recency_days: int | None) -> SearchProvider:
+    """A web search provider, rate-limited across workers and cached.
 
-        return ExtractiveEngine()
-    if name == "openai":
-        from researchapp.providers.llm.openai import OpenAIEngine
-
-        stage_models = {
-            stage: conf(f"OPENAI_MODEL_{stage.upper()}")
-            for stage in ("plan", "analyse", "write")
-            if conf(f"OPENAI_MODEL_{stage.upper()}")
-        }
-        return OpenAIEngine(
-            api_key=conf("OPENAI_API_KEY"),
-            base_url=conf("OPENAI_BASE_URL") or None,
-            model=conf("OPENAI_MODEL"),
-            stage_models=stage_models,
-            timeout=conf("OPENAI_TIMEOUT"),
-        )
-    raise ConfigurationError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")
-
-
-def search_for(name: str, *, depth: str, recency_days: int | None):
-    """Return ``(search, fetcher)`` for a web search provider.
-
-    The local corpus is built by the runner from the database (it answers both roles itself).
+    The local corpus is not a transport: the runner builds it from the database.
     """
-    if name == "tavily":
-        from researchapp.providers.ratelimit import RateLimitedSearch
-        from researchapp.providers.search.tavily import TavilySearch
+    if name != "tavily":
+        raise ConfigurationError(
+            f"unknown web search provider {name!r}; choose one of {', '.join(SEARCH_PROVIDERS)}"
+        )
+    search: SearchProvider = TavilySearch(
+        api_key=conf("TAVILY_API_KEY"),
+        base_url=conf("TAVILY_API_BASE_URL") or None,
+        depth=depth,
+        days=recency_days,
+    )
+    search = RateLimitedSearch(
+        search,
+        rate_limiter(),
+        rate_per_second=conf("TAVILY_RATE_PER_SECOND"),
+        burst=conf("TAVILY_RATE_BURST"),
+    )
+    return CachedSearch(search, provider_cache(), variant=f":{depth}:{recency_days or ''}")
 
-        search: SearchProvider = TavilySearch(
-            api_key=conf("TAVILY_API_KEY"),
-            base_url=conf("TAVILY_API_BASE_URL") or None,
-            depth=depth,
-            days=recency_days,
-        )
-        search = RateLimitedSearch(
-            search,
-            rate_limiter(),
-            rate_per_second=conf("TAVILY_RATE_PER_SECOND"),
-            burst=conf("TAVILY_RATE_BURST"),
-        )
-        return CachedSearch(
-            search, provider_cache(), variant=f":{depth}:{recency_days or ''}"
-        ), http_fetcher()
-    raise ConfigurationError(f"unknown search provider {name!r}; choose one of {', '.join(SEARCH_PROVIDERS)}")
+
+def chat_client() -> ChatClient:
+    return OpenAIChat(
+        api_key=conf("OPENAI_API_KEY"),
+        base_url=conf("OPENAI_BASE_URL") or None,
+        timeout=conf("OPENAI_TIMEOUT"),
+    )
+
+
+def chat_model(stage: str) -> str:
+    """The model a stage ("plan", "analyse", "write") uses: its own setting, else the default."""
+    return conf(f"OPENAI_MODEL_{stage.upper()}") or conf("OPENAI_MODEL")
 
 
 def provider_cache() -> ProviderCache:
-    from django.core.cache import cache
-
     return ProviderCache(cache)
 
 
 @functools.cache
-def rate_limiter():
-    from researchapp.providers.ratelimit import RateLimiter
-
+def rate_limiter() -> RateLimiter:
     return RateLimiter(conf("REDIS_URL") or None)
 
 
 @functools.cache
 def shared_http_fetcher() -> Fetcher:
     """One thread-safe fetcher (and its connection pool) per worker process."""
-    from researchapp.providers.fetch.http import FetchConfig, HttpFetcher
-
     return HttpFetcher(
         FetchConfig(
             connect_timeout=conf("FETCH_CONNECT_TIMEOUT"),

@@ -10,6 +10,7 @@ from pathlib import Path
 from django.db import transaction
 
 from researchapp.models import Corpus, CorpusDocument
+from researchapp.providers.fetch.extract import extract_html
 
 SUFFIXES = (".html", ".htm", ".md", ".markdown", ".txt")
 MIN_TEXT_CHARS = 40
@@ -48,8 +49,6 @@ def decode(raw: bytes, name: str) -> str:
 
 
 def from_html(html: str, url: str, name: str) -> tuple[str, str, date | None]:
-    from researchapp.providers.fetch.http import extract_html
-
     title, text, published = extract_html(html, url)
     if len(text.strip()) < MIN_TEXT_CHARS:
         raise BadDocument(f"{name}: no extractable text in the HTML")

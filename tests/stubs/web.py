@@ -28,7 +28,7 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
-from researchapp.pipeline.types import Hit
+from researchapp.providers.base import Hit
 from tests.stubs import web_pages as content
 
 __all__ = ["StubWeb", "StubWebSearch", "refuse_non_loopback", "stub_web"]

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from researchapp.core.hashing import sha256_text
 from researchapp.models import Evidence, ReportDraft, Source
-from researchapp.pipeline.types import sha256_text
 
 
 class Command(BaseCommand):

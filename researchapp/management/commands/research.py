@@ -6,11 +6,11 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from researchapp.exports.json import task_export
+from researchapp.exports.ledger import task_export
 from researchapp.models import ResearchTask
 from researchapp.services.corpus import corpus_import
-from researchapp.services.queue import drain, inline
-from researchapp.services.tasks import task_submit
+from researchapp.services.dispatch import drain, inline
+from researchapp.services.submission import task_submit
 
 
 class Command(BaseCommand):

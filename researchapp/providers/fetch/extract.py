@@ -14,6 +14,7 @@ import unicodedata
 from datetime import date
 
 import trafilatura
+from charset_normalizer import from_bytes
 from htmldate import find_date
 from lxml.etree import XPath
 from lxml.html import HtmlElement
@@ -110,9 +111,6 @@ def decode_body(body: bytes, header_charset: str | None = None, *, is_html: bool
 
 
 def _detect_and_decode(body: bytes, *, fallback: str) -> str:
-    # Imported here: only pages without a usable declaration pay for loading the detector.
-    from charset_normalizer import from_bytes
-
     best = from_bytes(body).best()
     codec = python_codec(best.encoding) if best is not None else None
     return body.decode(codec or fallback, errors="replace")

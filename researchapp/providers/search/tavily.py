@@ -16,8 +16,7 @@ import requests
 from tavily import TavilyClient
 from tavily import errors as tavily_errors
 
-from researchapp.pipeline.types import Hit
-from researchapp.providers.base import ConfigurationError, ProviderError
+from researchapp.providers.base import ConfigurationError, Hit, ProviderError
 
 # Our task depth names → Tavily's ``search_depth``. "advanced" costs two credits and returns
 # better-chosen content snippets, which is what a deep task pays for.

@@ -1,0 +1,36 @@
+"""The ledger's vocabulary, shared by the models (as choices) and the pipeline stages."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+# How a finding with too little evidence is marked everywhere: review queues, reports, exports.
+INSUFFICIENT_MARK = "[证据不足]"
+
+
+class Intent(StrEnum):
+    DESCRIPTIVE = "descriptive"
+    COMPARATIVE = "comparative"
+    RECOMMENDATION = "recommendation"
+
+
+class FindingStatus(StrEnum):
+    SUPPORTED = "supported"
+    CONFLICT = "conflict"
+    INSUFFICIENT = "insufficient"
+
+
+class Stance(StrEnum):
+    SUPPORTS = "supports"
+    CONTRADICTS = "contradicts"
+
+
+class Resolution(StrEnum):
+    """What an analyst decided about a finding (``NONE`` for a finding nobody had to review)."""
+
+    NONE = ""
+    PICKED = "picked"  # a conflict settled on one side: the kept evidence links say which
+    DISPUTED = "disputed"  # kept with both sides, reported under "Disputed findings"
+    GAP = "gap"  # an insufficient item kept as a "to verify" gap
+    DROPPED = "dropped"  # left out of the report
+    MORE_RESEARCH = "more_research"

@@ -1,0 +1,20 @@
+"""Analysis: a sub-question's evidence becomes findings — supported, in conflict, or [证据不足].
+
+``ExtractiveAnalyser`` (verbatim sentences, no model) and ``ModelAnalyser`` (a chat model) both
+implement ``Analyser``; the runner picks one per task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from researchapp.pipeline.values import Evidence, ProposedFinding, SubQuestion, UsageLog
+
+
+class Analyser(Protocol):
+    name: str
+
+    def analyse(
+        self, subquestion: SubQuestion, evidence: Sequence[Evidence], *, usage: UsageLog
+    ) -> list[ProposedFinding]: ...

@@ -1,0 +1,166 @@
+"""The model-backed analyser: findings a chat model proposes from the passages, validated."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from researchapp.core.enums import FindingStatus, Stance
+from researchapp.pipeline.analyser.extractive import insufficient_finding
+from researchapp.pipeline.structured import (
+    UNTRUSTED_NOTICE,
+    AnswerRejected,
+    Message,
+    ask,
+    defuse,
+    evidence_id_of,
+    field_of,
+    json_object,
+    text_of,
+    untrusted_source,
+)
+from researchapp.pipeline.values import Evidence, EvidenceLink, ProposedFinding, SubQuestion, UsageLog
+from researchapp.providers.base import ChatClient
+
+SCHEMA_NAME = "analyse"
+
+SCHEMA: dict[str, Any] = json_object(
+    {
+        "findings": {
+            "type": "array",
+            "items": json_object(
+                {
+                    "statement": {"type": "string"},
+                    "status": {"type": "string", "enum": ["supported", "conflict"]},
+                    "evidence": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": json_object(
+                            {
+                                "id": {"type": "integer"},
+                                "stance": {"type": "string", "enum": ["supports", "contradicts"]},
+                            }
+                        ),
+                    },
+                }
+            ),
+        }
+    }
+)
+
+SYSTEM = f"""You analyse passages quoted from web sources for one research sub-question.
+{UNTRUSTED_NOTICE}
+- Propose findings: each is one factual statement that the passages you cite actually state. \
+Use no outside knowledge.
+- Cite passages by their numeric id (E12 is cited as 12). Cite only ids that appear below.
+- "supported": every cited passage supports the statement (all stances "supports").
+- "conflict": the passages disagree about the same subject (different numbers, dates, percentages \
+or yes/no answers). Cite both sides: stance "supports" for passages that state the statement, \
+"contradicts" for those that state otherwise.
+- Skip passages that do not bear on the sub-question. If none does, answer {{"findings": []}}.
+Answer with one JSON object that matches the schema, nothing else."""
+
+
+class ModelAnalyser:
+    """``Analyser`` through a chat model; ``model`` is this stage's model (settings choose it)."""
+
+    name = "openai"
+
+    def __init__(self, client: ChatClient, *, model: str):
+        self.client = client
+        self.model = model
+
+    def analyse(
+        self, subquestion: SubQuestion, evidence: Sequence[Evidence], *, usage: UsageLog
+    ) -> list[ProposedFinding]:
+        if not evidence:
+            # Nothing to read: saying so needs no model, and a model asked anyway tends to guess.
+            return [insufficient_finding(subquestion)]
+        proposed = ask(
+            self.client,
+            stage="analyse",
+            model=self.model,
+            schema_name=SCHEMA_NAME,
+            schema=SCHEMA,
+            messages=analyse_messages(subquestion, evidence),
+            interpret=lambda data: findings_from_answer(data, subquestion, evidence),
+            usage=usage,
+        )
+        # The model found nothing relevant in the passages: that is an evidence gap, not silence.
+        return proposed or [insufficient_finding(subquestion)]
+
+
+def analyse_messages(subquestion: SubQuestion, evidence: Sequence[Evidence]) -> list[Message]:
+    passages = "\n".join(untrusted_source(item) for item in evidence)
+    user = (
+        f'<subquestion id="{subquestion.id}">{defuse(subquestion.text)}</subquestion>\n\n'
+        f"<passages>\n{passages}\n</passages>"
+    )
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+
+def findings_from_answer(
+    data: dict[str, Any], subquestion: SubQuestion, evidence: Sequence[Evidence]
+) -> list[ProposedFinding]:
+    """1. check every finding and link; 2. compute confidence from clusters; 3. key it stably."""
+    by_id = {item.id: item for item in evidence}
+    items = field_of(data, "findings", list, "the answer")
+    drafts = []
+    for index, item in enumerate(items):
+        where = f"findings[{index}]"
+        if not isinstance(item, dict):
+            raise AnswerRejected(f"{where} must be an object")
+        statement = text_of(item, "statement", where)
+        status_name = field_of(item, "status", str, where)
+        if status_name not in (FindingStatus.SUPPORTED, FindingStatus.CONFLICT):
+            raise AnswerRejected(f"{where}.status must be 'supported' or 'conflict', got {status_name!r}")
+        links = _links(field_of(item, "evidence", list, where), f"{where}.evidence", set(by_id))
+        stances = {link.stance for link in links}
+        if status_name == FindingStatus.SUPPORTED and Stance.CONTRADICTS in stances:
+            raise AnswerRejected(f"{where} cites contradicting evidence, so its status must be 'conflict'")
+        if status_name == FindingStatus.CONFLICT and stances != {Stance.SUPPORTS, Stance.CONTRADICTS}:
+            raise AnswerRejected(
+                f"{where} is a conflict, so it must cite both supporting and contradicting evidence"
+            )
+        ids = ",".join(str(link.evidence_id) for link in sorted(links, key=lambda link: link.evidence_id))
+        drafts.append(
+            ProposedFinding(
+                key=f"sq{subquestion.id}:llm:{index}:{ids}",
+                subquestion_id=subquestion.id,
+                status=FindingStatus(status_name),
+                statement=statement,
+                confidence=confidence_of(links, by_id),
+                links=links,
+            )
+        )
+    return drafts
+
+
+def _links(items: list[Any], where: str, allowed: set[int]) -> tuple[EvidenceLink, ...]:
+    if not items:
+        raise AnswerRejected(f"{where} must cite at least one passage")
+    links: dict[int, EvidenceLink] = {}
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise AnswerRejected(f"{where}[{index}] must be an object with 'id' and 'stance'")
+        evidence_id = evidence_id_of(item.get("id"), f"{where}[{index}].id", allowed)
+        stance_name = field_of(item, "stance", str, f"{where}[{index}]")
+        if stance_name not in (Stance.SUPPORTS, Stance.CONTRADICTS):
+            raise AnswerRejected(f"{where}[{index}].stance must be 'supports' or 'contradicts'")
+        if evidence_id in links and links[evidence_id].stance != stance_name:
+            raise AnswerRejected(f"{where} cites passage {evidence_id} both as supporting and contradicting")
+        links.setdefault(evidence_id, EvidenceLink(evidence_id, Stance(stance_name)))
+    return tuple(links.values())
+
+
+def confidence_of(links: Sequence[EvidenceLink], evidence_by_id: dict[int, Evidence]) -> str:
+    """High when supporting passages come from 2+ independence clusters; the model never decides this.
+
+    A passage whose source has no cluster yet counts as its own source's cluster.
+    """
+    clusters = {
+        evidence_by_id[link.evidence_id].cluster or f"source:{evidence_by_id[link.evidence_id].source_id}"
+        for link in links
+        if link.stance == Stance.SUPPORTS
+    }
+    return "high" if len(clusters) >= 2 else "medium"

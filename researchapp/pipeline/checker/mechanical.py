@@ -1,0 +1,155 @@
+"""Mechanical checks of a draft against the evidence ledger: no citation that cannot be checked.
+
+Each issue names its claim by text (see ``writer.describe_claim``) and its evidence by [E<id>]
+marker, so a revision can drop or fix exactly what failed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from researchapp.core.enums import Resolution
+from researchapp.pipeline.report import describe_claim, markers, report_bucket, stated_elsewhere
+from researchapp.pipeline.text.quantities import extract_quantities
+from researchapp.pipeline.values import CheckIssue, Draft, Evidence, ReviewedFinding, SubQuestion
+
+_MARKER = re.compile(r"\s*\[E\d+\]")
+# Findings that account for a sub-question without a claim: reported as disputed or to verify,
+# or deliberately dropped by an analyst.
+_COVERING_BUCKETS = frozenset(("disputed", "gap"))
+
+
+def _same_number(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0)
+
+
+def _numbers_missing(text: str, quotes: Sequence[str]) -> list[str]:
+    """Figures of ``text`` that no quote states (compared by value: "42%" = "42 percent")."""
+    values = [q.value for quote in quotes for q in extract_quantities(quote)]
+    return [
+        text[q.start : q.end].strip()
+        for q in extract_quantities(text)
+        if not any(_same_number(q.value, value) for value in values)
+    ]
+
+
+def _check_claim(
+    index: int,
+    text: str,
+    evidence_ids: Sequence[int],
+    *,
+    markdown: str,
+    evidence: Mapping[int, Evidence],
+    snapshots: Mapping[int, str],
+) -> list[CheckIssue]:
+    """1. cited at all; 2. every id known; 3. every quote matches its snapshot at its offsets;
+    4. every figure appears in a matching cited quote; 5. the text, followed by its markers,
+    is in the Markdown."""
+    issues: list[CheckIssue] = []
+    named = describe_claim(text)
+    if not evidence_ids:
+        issues.append(CheckIssue("uncited", f"No evidence is cited for {named}", index))
+    quotes: list[str] = []
+    for evidence_id in dict.fromkeys(evidence_ids):
+        item = evidence.get(evidence_id)
+        if item is None:
+            issues.append(
+                CheckIssue(
+                    "unknown_evidence", f"[E{evidence_id}] is not in the ledger, cited by {named}", index
+                )
+            )
+            continue
+        snapshot = snapshots.get(item.source_id)
+        if snapshot is None or snapshot[item.start : item.end] != item.quote:
+            issues.append(
+                CheckIssue(
+                    "quote_mismatch",
+                    f"[E{evidence_id}] does not match its source snapshot at {item.start}:{item.end}, cited by {named}",
+                    index,
+                )
+            )
+            continue
+        quotes.append(item.quote)
+    if evidence_ids:
+        for figure in _numbers_missing(_MARKER.sub("", text), quotes):
+            issues.append(
+                CheckIssue("number_not_in_quote", f"{figure!r} appears in no cited quote of {named}", index)
+            )
+    if text not in markdown:
+        issues.append(
+            CheckIssue("marker_missing", f"The Markdown does not contain the text of {named}", index)
+        )
+    elif f"{text}{markers(evidence_ids)}" not in markdown:
+        issues.append(
+            CheckIssue(
+                "marker_missing",
+                f"The Markdown lacks the markers{markers(evidence_ids)} after {named}",
+                index,
+            )
+        )
+    return issues
+
+
+def check_draft(
+    draft: Draft,
+    *,
+    evidence: Mapping[int, Evidence],
+    snapshots: Mapping[int, str],
+    subquestions: Sequence[SubQuestion],
+    findings: Sequence[ReviewedFinding],
+) -> list[CheckIssue]:
+    """Every problem with ``draft``; an empty list means it passes.
+
+    ``snapshots`` maps source id → the stored snapshot text quotes were cut from.
+    """
+    issues: list[CheckIssue] = []
+    for index, claim in enumerate(draft.claims):
+        issues += _check_claim(
+            index,
+            claim.text,
+            claim.evidence_ids,
+            markdown=draft.markdown,
+            evidence=evidence,
+            snapshots=snapshots,
+        )
+    claimed_sections = {claim.section for claim in draft.claims if claim.evidence_ids}
+    for subquestion in subquestions:
+        if str(subquestion.id) in claimed_sections:
+            continue
+        # A finding whose sentence an earlier section already states is covered by that claim.
+        if stated_elsewhere(subquestion.id, findings, draft.claims):
+            continue
+        accounted = any(
+            finding.subquestion_id == subquestion.id
+            and (report_bucket(finding) in _COVERING_BUCKETS or finding.resolution is Resolution.DROPPED)
+            for finding in findings
+        )
+        if not accounted:
+            issues.append(
+                CheckIssue(
+                    "uncovered",
+                    f'Sub-question {subquestion.id} "{subquestion.text}" has no claim and no disputed, '
+                    "to-verify or dropped finding",
+                )
+            )
+    return issues
+
+
+class MechanicalChecker:
+    """``Checker`` of what needs no judgement: ids, offsets, figures, markers and coverage."""
+
+    name = "mechanical"
+
+    def check(
+        self,
+        draft: Draft,
+        *,
+        evidence: Mapping[int, Evidence],
+        snapshots: Mapping[int, str],
+        subquestions: Sequence[SubQuestion],
+        findings: Sequence[ReviewedFinding],
+    ) -> list[CheckIssue]:
+        return check_draft(
+            draft, evidence=evidence, snapshots=snapshots, subquestions=subquestions, findings=findings
+        )

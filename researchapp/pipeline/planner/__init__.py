@@ -1,0 +1,17 @@
+"""Planning: a question becomes 3–6 sub-questions, each with search queries, and an intent.
+
+``ExtractivePlanner`` (templates, no model) and ``ModelPlanner`` (a chat model) both implement
+``Planner``; the runner picks one per task.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from researchapp.pipeline.values import Plan, UsageLog
+
+
+class Planner(Protocol):
+    name: str
+
+    def plan(self, question: str, *, depth: str, feedback: str = "", usage: UsageLog) -> Plan: ...

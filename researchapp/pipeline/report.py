@@ -1,0 +1,66 @@
+"""What a report is made of: where each finding goes, and how claims and their markers are written.
+
+Shared by the writers, which render reports, and the checker, which verifies them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from researchapp.core.enums import FindingStatus, Resolution, Stance
+from researchapp.pipeline.values import CheckIssue, Claim, ReviewedFinding
+
+
+def report_bucket(finding: ReviewedFinding) -> str:
+    """Where a finding goes: "body", "disputed", "gap", or "left_out" (dropped, more research)."""
+    if finding.resolution in (Resolution.DROPPED, Resolution.MORE_RESEARCH):
+        return "left_out"
+    if finding.resolution is Resolution.DISPUTED:
+        return "disputed"
+    if finding.resolution is Resolution.GAP:
+        return "gap"
+    if finding.resolution is Resolution.PICKED:
+        return "body"
+    # Unreviewed findings: a conflict nobody settled is never reported as fact.
+    if finding.status is FindingStatus.CONFLICT:
+        return "disputed"
+    if finding.status is FindingStatus.INSUFFICIENT:
+        return "gap"
+    return "body"
+
+
+_CLAIM_IN_MESSAGE = re.compile(r'claim "(.*)"$', re.DOTALL)
+
+
+def describe_claim(text: str) -> str:
+    """How check messages name a claim, so a revision can tell which claim an issue is about."""
+    return f'claim "{text}"'
+
+
+def words_besides_claim(issue: CheckIssue) -> str:
+    """The issue's own words, without the claim it quotes (which could itself contain "[E..]")."""
+    return _CLAIM_IN_MESSAGE.sub("", issue.message)
+
+
+def claim_text_of(issue: CheckIssue) -> str | None:
+    match = _CLAIM_IN_MESSAGE.search(issue.message)
+    return match.group(1) if match else None
+
+
+def markers(evidence_ids: Iterable[int]) -> str:
+    return "".join(f" [E{evidence_id}]" for evidence_id in dict.fromkeys(evidence_ids))
+
+
+def stated_elsewhere(
+    subquestion_id: int, findings: Sequence[ReviewedFinding], claims: Sequence[Claim]
+) -> bool:
+    """A claim of the report cites evidence of one of this sub-question's reportable findings."""
+    cited = {evidence_id for claim in claims for evidence_id in claim.evidence_ids}
+    return any(
+        link.evidence_id in cited
+        for finding in findings
+        if finding.subquestion_id == subquestion_id and report_bucket(finding) == "body"
+        for link in finding.links
+        if link.stance is Stance.SUPPORTS
+    )

@@ -1,0 +1,162 @@
+"""The collect stage's inputs and outputs: sources stored once per URL, evidence once per span."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Count, F, Max
+
+from researchapp.core.urls import normalize_url
+from researchapp.models import CorpusDocument, Event, Evidence, ResearchTask, Source, SubQuestion
+from researchapp.pipeline.collector import Collector
+from researchapp.pipeline.collector.clusters import cluster_sources, density
+from researchapp.pipeline.collector.local import LocalCorpus
+from researchapp.pipeline.collector.passages import select_passages
+from researchapp.pipeline.collector.search import SearchCollector
+from researchapp.pipeline.runner.rows import record_warnings, source_value, subquestion_value
+from researchapp.providers import registry
+from researchapp.providers.base import Document
+
+_corpus_cache: dict[tuple, LocalCorpus] = {}
+
+
+def local_corpus(task: ResearchTask) -> LocalCorpus:
+    """The task's corpus as a searchable index, built once per process until the corpus changes."""
+    docs = CorpusDocument.objects.filter(corpus_id=task.corpus_id)
+    stamp = docs.aggregate(last=Max("imported_at"), count=Count("id"))
+    key = (task.corpus_id, stamp["last"], stamp["count"])
+    if key not in _corpus_cache:
+        _corpus_cache.clear()
+        _corpus_cache[key] = LocalCorpus(
+            [
+                Document(url=d.url, title=d.title, text=d.text, published=d.published, extraction="corpus")
+                for d in docs.order_by("id")
+            ]
+        )
+    return _corpus_cache[key]
+
+
+def collector_for(task: ResearchTask) -> SearchCollector:
+    limits = settings.RESEARCH
+    if task.search_provider == "local":
+        search = fetcher = local_corpus(task)
+    else:
+        search = registry.web_search(task.search_provider, depth=task.depth, recency_days=task.recency_days)
+        fetcher = registry.http_fetcher()
+    return SearchCollector(
+        search,
+        fetcher,
+        max_results=limits["RESULTS_PER_QUERY"],
+        max_sources=task.max_sources,
+        concurrency=limits["CONCURRENCY"],
+    )
+
+
+def store_source(task: ResearchTask, doc: Document, *, provider: str, round_no: int) -> Source:
+    """Upsert on (task, normalised URL): a page is stored once per task, whoever found it first."""
+    normalized = normalize_url(doc.url)
+    existing = Source.objects.filter(task=task, normalized_url=normalized).first()
+    if existing:
+        return existing
+    try:
+        with transaction.atomic():
+            return Source.objects.create(
+                task=task,
+                url=doc.url,
+                final_url=doc.final_url,
+                title=doc.title[:500],
+                text=doc.text,
+                published=doc.published,
+                http_status=doc.http_status,
+                content_type=doc.content_type[:200],
+                extraction=doc.extraction,
+                provider=provider,
+                density=density(doc.text),
+                round=round_no,
+            )
+    except IntegrityError:  # another worker stored it between our look and our insert
+        return Source.objects.get(task=task, normalized_url=normalized)
+
+
+def known_urls(task: ResearchTask) -> frozenset[str]:
+    """Pages this task already stored, or already failed to open (each failure is one warning, once)."""
+    failed = Event.objects.filter(task=task, kind=Event.Kind.WARNING, data__url__startswith="http")
+    stored = Source.objects.filter(task=task).values_list("normalized_url", flat=True)
+    return frozenset(stored) | {normalize_url(url) for url in failed.values_list("data__url", flat=True)}
+
+
+def run_collect(
+    task: ResearchTask, subquestion: SubQuestion, round_no: int, collector: Collector | None = None
+) -> bool:
+    """Collect sources and pick evidence for one sub-question. Returns False if already done.
+
+    1. Search and fetch (the collector bounds concurrency and turns failures into warnings).
+    2. Upsert sources, link them to the sub-question, re-cluster the task's sources.
+    3. Pick passages over the sub-question's sources and upsert them as evidence.
+    4. Mark the sub-question collected for this round.
+    """
+    if subquestion.collected_round >= round_no:
+        return False
+    collector = collector or collector_for(task)
+    result = collector.collect(subquestion_value(subquestion, round_no=round_no), known_urls=known_urls(task))
+    record_warnings(task, "collecting", result.warnings)
+    ResearchTask.objects.filter(pk=task.pk).update(
+        searches=F("searches") + result.searches, pages_opened=F("pages_opened") + result.pages_opened
+    )
+    stored = [store_source(task, doc, provider=collector.name, round_no=round_no) for doc in result.documents]
+    reused = list(Source.objects.filter(task=task, normalized_url__in=result.reused_urls))
+    subquestion.sources.add(*stored, *reused)
+    recluster(task)
+    store_evidence(task, subquestion, round_no)
+    SubQuestion.objects.filter(pk=subquestion.pk, collected_round__lt=round_no).update(
+        collected_round=round_no
+    )
+    Event.objects.create(
+        task=task,
+        stage="collecting",
+        kind=Event.Kind.PROGRESS,
+        message=f"Sub-question {subquestion.order + 1}: {len(stored)} new sources, "
+        f"{len(reused)} already known, {len(result.warnings)} warnings.",
+        data={"subquestion": subquestion.pk, "round": round_no, "sources": [s.pk for s in stored]},
+    )
+    return True
+
+
+def recluster(task: ResearchTask) -> None:
+    rows = list(
+        Source.objects.filter(task=task).only("id", "url", "title", "text", "host", "density", "cluster")
+    )
+    clusters = cluster_sources([source_value(r) for r in rows])
+    changed = []
+    for row in rows:
+        label, primary = clusters.get(row.pk, (f"s{row.pk}", True))
+        if (row.cluster, row.is_primary) != (label, primary):
+            row.cluster, row.is_primary = label, primary
+            changed.append(row)
+    Source.objects.bulk_update(changed, ["cluster", "is_primary"])
+
+
+def store_evidence(task: ResearchTask, subquestion: SubQuestion, round_no: int) -> int:
+    sources = {s.pk: s for s in subquestion.sources.all()}
+    passages = select_passages(
+        subquestion_value(subquestion),
+        [source_value(s) for s in sources.values()],
+        max_passages=settings.RESEARCH["MAX_PASSAGES_PER_SUBQUESTION"],
+    )
+    created = 0
+    for passage in passages:
+        source = sources[passage.source_id]
+        _, was_created = Evidence.objects.get_or_create(
+            source=source,
+            subquestion=subquestion,
+            start=passage.start,
+            end=passage.end,
+            defaults={"task": task, "quote": passage.quote, "score": passage.score, "round": round_no},
+        )
+        created += was_created
+    return created
+
+
+def collection_complete(task: ResearchTask) -> bool:
+    plan = task.plans.approved().latest_version()
+    return plan is not None and not plan.subquestions.filter(collected_round__lt=F("due_round")).exists()

@@ -1,0 +1,37 @@
+"""The plan stage's inputs and outputs."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from researchapp.models import Plan, ResearchTask, SubQuestion
+from researchapp.pipeline.runner.rows import record_usage
+from researchapp.pipeline.runner.wiring import planner_for
+from researchapp.pipeline.values import UsageLog
+
+
+def run_plan(task: ResearchTask) -> Plan:
+    """1. Reuse a draft plan if one is waiting (a re-run). 2. Otherwise ask the planner, with the
+    last rejection's feedback. 3. Store the plan and its sub-questions in one transaction."""
+    latest = task.plans.latest_version()
+    if latest and latest.status == Plan.Status.DRAFT:
+        return latest
+    feedback = latest.feedback if latest and latest.status == Plan.Status.REJECTED else ""
+    usage = UsageLog()
+    planner = planner_for(task)
+    try:
+        plan = planner.plan(task.question, depth=task.depth, feedback=feedback, usage=usage)
+    finally:
+        record_usage(task, usage)
+    with transaction.atomic():
+        stored = Plan.objects.create(
+            task=task,
+            version=(latest.version + 1 if latest else 1),
+            intent=plan.intent.value,
+            engine=planner.name,
+        )
+        SubQuestion.objects.bulk_create(
+            SubQuestion(plan=stored, order=i, text=sq.text, rationale=sq.rationale, queries=list(sq.queries))
+            for i, sq in enumerate(plan.subquestions)
+        )
+    return stored

@@ -1,0 +1,104 @@
+"""Rows → stage values, and what every stage stores alongside its results (usage, warnings)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db.models import F
+
+from researchapp.core.enums import FindingStatus, Resolution, Stance
+from researchapp.models import Event, Evidence, Finding, LLMCall, ResearchTask, Source, SubQuestion
+from researchapp.pipeline import values
+
+
+def subquestion_value(row: SubQuestion, *, round_no: int = 1) -> values.SubQuestion:
+    """The sub-question as a stage sees it; a follow-up round searches with its new queries."""
+    queries = row.followup_queries if round_no > 1 and row.followup_queries else row.queries
+    return values.SubQuestion(id=row.pk, text=row.text, queries=tuple(queries), order=row.order)
+
+
+def source_value(row: Source) -> values.Source:
+    return values.Source(
+        id=row.pk,
+        url=row.url,
+        title=row.title,
+        text=row.text,
+        host=row.host,
+        density=row.density,
+        cluster=row.cluster,
+    )
+
+
+def evidence_value(row: Evidence) -> values.Evidence:
+    return values.Evidence(
+        id=row.pk,
+        source_id=row.source_id,
+        subquestion_id=row.subquestion_id,
+        start=row.start,
+        end=row.end,
+        quote=row.quote,
+        score=row.score,
+        source_url=row.source.url,
+        source_title=row.source.title,
+        cluster=row.source.cluster or f"s{row.source_id}",
+    )
+
+
+def finding_value(row: Finding) -> values.ReviewedFinding:
+    links = [link for link in row.links.all() if link.kept]
+    picked = row.resolution == Resolution.PICKED
+    return values.ReviewedFinding(
+        id=row.pk,
+        subquestion_id=row.subquestion_id,
+        status=FindingStatus(row.status),
+        statement=row.statement,
+        confidence=row.confidence,
+        resolution=Resolution(row.resolution),
+        # Once a side is picked, what remains is simply what the finding stands on.
+        links=tuple(
+            values.EvidenceLink(link.evidence_id, Stance.SUPPORTS if picked else Stance(link.stance))
+            for link in links
+        ),
+        evidence=tuple(evidence_value(link.evidence) for link in links),
+        note=row.resolution_note,
+    )
+
+
+def approved_subquestions(task: ResearchTask) -> list[SubQuestion]:
+    plan = task.plans.approved().latest_version()
+    return list(plan.subquestions.all()) if plan else []
+
+
+def record_usage(task: ResearchTask, usage: values.UsageLog) -> None:
+    if not usage.calls:
+        return
+    LLMCall.objects.bulk_create(
+        LLMCall(
+            task=task,
+            stage=call.stage,
+            model=call.model,
+            tokens_in=call.tokens_in,
+            tokens_out=call.tokens_out,
+            latency_ms=call.latency_ms,
+            ok=call.ok,
+            error=call.error,
+        )
+        for call in usage.calls
+    )
+    ResearchTask.objects.filter(pk=task.pk).update(
+        llm_tokens_in=F("llm_tokens_in") + sum(call.tokens_in for call in usage.calls),
+        llm_tokens_out=F("llm_tokens_out") + sum(call.tokens_out for call in usage.calls),
+    )
+
+
+def record_warnings(task: ResearchTask, stage: str, warnings: Iterable[values.StageWarning]) -> None:
+    Event.objects.bulk_create(
+        Event(
+            task=task,
+            stage=stage,
+            kind=Event.Kind.WARNING,
+            message=warning.message,
+            data={"code": warning.code, "url": warning.url, "query": warning.query},
+        )
+        for warning in warnings
+    )

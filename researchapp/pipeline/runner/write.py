@@ -1,0 +1,117 @@
+"""The write stage's inputs and outputs, and the check of a draft against the ledger as it stands."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db.models import Max
+
+from researchapp.core.enums import Resolution
+from researchapp.models import Evidence, Finding, ReportDraft, ResearchTask
+from researchapp.pipeline import values
+from researchapp.pipeline.runner.rows import (
+    approved_subquestions,
+    evidence_value,
+    finding_value,
+    record_usage,
+    subquestion_value,
+)
+from researchapp.pipeline.runner.wiring import checker_for, writer_for
+
+
+def ledger_for(
+    task: ResearchTask, evidence_ids: Iterable[int]
+) -> tuple[dict[int, values.Evidence], dict[int, str]]:
+    rows = Evidence.objects.filter(task=task, pk__in=set(evidence_ids)).select_related("source")
+    evidence = {row.pk: evidence_value(row) for row in rows}
+    snapshots = {row.source_id: row.source.text for row in rows}
+    # A snapshot that no longer hashes to what the quote was taken from fails every quote of it.
+    for row in rows:
+        if row.source.sha256 != row.snapshot_sha256:
+            snapshots[row.source_id] = ""
+    return evidence, snapshots
+
+
+def report_findings(task: ResearchTask) -> list[values.ReviewedFinding]:
+    rows = (
+        Finding.objects.filter(task=task)
+        # Dropped findings stay visible to the checker (a sub-question an analyst dropped is
+        # covered); render_draft leaves them out of the text.
+        .exclude(resolution=Resolution.MORE_RESEARCH)
+        .select_related("subquestion")
+        .prefetch_related("links__evidence__source")
+    )
+    return [finding_value(row) for row in rows]
+
+
+def check(
+    task: ResearchTask,
+    draft: values.Draft,
+    subquestions: list[values.SubQuestion],
+    findings: list[values.ReviewedFinding],
+) -> list[values.CheckIssue]:
+    evidence, snapshots = ledger_for(task, (i for c in draft.claims for i in c.evidence_ids))
+    return checker_for(task).check(
+        draft, evidence=evidence, snapshots=snapshots, subquestions=subquestions, findings=findings
+    )
+
+
+def run_write(task: ResearchTask) -> ReportDraft:
+    """Draft, check mechanically, revise with the issues as feedback, up to the task's limit.
+
+    Drafts are keyed by (write pass, revision): a re-run reuses what an earlier run stored.
+    """
+    subquestions = [subquestion_value(sq) for sq in approved_subquestions(task)]
+    findings = report_findings(task)
+    writer = writer_for(task)
+    feedback: list[values.CheckIssue] = []
+    previous = task.drafts.filter(write_pass=task.write_pass - 1).order_by("-revision").first()
+    if previous and previous.feedback:
+        feedback.append(values.CheckIssue(code="analyst_feedback", message=previous.feedback))
+    stored = None
+    for revision in range(1, task.max_revisions + 2):
+        stored = task.drafts.filter(write_pass=task.write_pass, revision=revision).first()
+        if stored is None:
+            usage = values.UsageLog()
+            try:
+                draft = writer.write(task.question, subquestions, findings, feedback=feedback, usage=usage)
+            finally:
+                record_usage(task, usage)
+            issues = check(task, draft, subquestions, findings)
+            version = (task.drafts.aggregate(v=Max("version"))["v"] or 0) + 1
+            stored = ReportDraft.objects.create(
+                task=task,
+                version=version,
+                write_pass=task.write_pass,
+                revision=revision,
+                markdown=draft.markdown,
+                engine=writer.name,
+                claims=[
+                    {"text": c.text, "evidence_ids": list(c.evidence_ids), "section": c.section}
+                    for c in draft.claims
+                ],
+                check_issues=[
+                    {"code": i.code, "message": i.message, "claim_index": i.claim_index} for i in issues
+                ],
+                status=ReportDraft.Status.FAILED_CHECKS if issues else ReportDraft.Status.CHECKED,
+            )
+        if stored.status != ReportDraft.Status.FAILED_CHECKS:  # checked, and perhaps decided since
+            break
+        # Every issue so far, so a claim dropped in one revision does not come back in the next.
+        feedback += [
+            values.CheckIssue(i["code"], i["message"], i["claim_index"]) for i in stored.check_issues
+        ]
+    return stored
+
+
+def recheck(draft: ReportDraft) -> list[values.CheckIssue]:
+    """Check a stored draft against the ledger as it stands now (before approval, in exports)."""
+    task = draft.task
+    value = values.Draft(
+        markdown=draft.markdown,
+        claims=tuple(
+            values.Claim(c["text"], tuple(c["evidence_ids"]), c.get("section", "")) for c in draft.claims
+        ),
+    )
+    subquestions = [subquestion_value(sq) for sq in approved_subquestions(task)]
+    return check(task, value, subquestions, report_findings(task))

@@ -1,0 +1,302 @@
+"""Reading a research question: its language, intent, subject, and the options it compares.
+
+``read_question`` is what the planner's templates are filled from. The subject has two forms:
+the words search queries carry ("Greywater Point lighthouse built tall") and the noun phrase the
+templates name ("the Greywater Point lighthouse").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from researchapp.core.enums import Intent
+from researchapp.pipeline.text.tokens import STOPWORDS, cjk_count
+
+_QUESTION_LEADS = re.compile(
+    r"^(?:(?:please|can you|could you)\s+)?(?:tell me about|explain|describe|summari[sz]e|"
+    r"what (?:is|are|was|were|do we know about)|who (?:is|are|was|were)|how (?:do|does|did|is|are|"
+    r"much|many|can|could|should)|why (?:do|does|did|is|are)|which (?:is|are)|when (?:did|was|were|is)|"
+    r"where (?:is|are|did)|is it|are there|is there|should (?:i|we|you|one)|is|are|does|do|can|"
+    r"what|which|who|how|why|when|where)\b\s*",
+    re.IGNORECASE,
+)
+_ARTICLES = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+_ZH_LEADS = re.compile(
+    r"^(?:请问|请|介绍一下|介绍|说说|谈谈|分析一下|分析|对比一下|对比|比较一下|比较|推荐一款|推荐一个|推荐一下|推荐|"
+    r"我应该选择|我应该|应该选择|应该)+"
+)
+_ZH_TAILS = re.compile(
+    r"(?:是什么|是谁|有哪些|有什么|怎么样|如何|吗|呢|的区别|的差异|的不同|有什么区别|有何区别|有什么不同|"
+    r"哪个好|哪个更好|哪个更|哪个|应该选哪个|推荐哪个|怎么选)+$"
+)
+_END_PUNCT = re.compile(r"[\s?？.。!！]+$")
+
+_RECOMMENDATION_EN = re.compile(
+    r"\b(?:should|best|recommend(?:ed|ation|ations)?|worth (?:it|using|buying)|"
+    r"which\b.*\b(?:choose|pick|use|select|buy|adopt))\b",
+    re.IGNORECASE,
+)
+_RECOMMENDATION_ZH = re.compile(r"推荐|应该|哪个好|值得|怎么选|选哪个|最好")
+
+_COMPARE_EN = (
+    re.compile(r"\bdifferences? between (?P<a>.+?) and (?P<b>.+)", re.IGNORECASE),
+    re.compile(r"\bcompar(?:e|ing|ison of|ison between) (?P<a>.+?) (?:and|with|to|against|vs\.?|versus) (?P<b>.+)", re.IGNORECASE),
+    re.compile(r"(?P<a>.+?)\s+(?:vs\.?|versus)\s+(?P<b>.+)", re.IGNORECASE),
+    re.compile(r"(?P<a>.+?)\s+(?:\w+er|more \w+|less \w+)\s+than\s+(?P<b>.+)", re.IGNORECASE),
+)  # fmt: skip
+# "A or B" offers a choice only in a question that asks to choose: "Should I use A or B?"
+_OR_OPTIONS = re.compile(r"(?P<a>.+?),?\s+or\s+(?P<b>.+)", re.IGNORECASE)
+_CHOICE_CUE = re.compile(
+    r"^(?:which|should|would|shall|is it better|what is better|what's better)\b|\b(?:better|prefer|choose|pick)\b",
+    re.IGNORECASE,
+)
+# Words that end an option and start the question's own context: "A or B *for* analytics".
+_OPTION_TAIL = re.compile(
+    r"\s+(?:for|in|on|when|if|as|to|at|with|regarding|over|during|across|after|under|within|among|"
+    r"better|cheaper|faster|safer|more|less|which|in terms of)\b.*$",
+    re.IGNORECASE,
+)
+# "good or bad", "yes or no": an "or" that offers no options to compare.
+_NOT_OPTIONS = frozenset("good bad better worse true false yes no not more less right wrong up down".split())
+_ZH_COMPARE_CUE = re.compile(r"对比|比较|区别|差异|不同|哪个|还是|相比|vs|VS|versus")
+_ZH_SPLIT = re.compile(r"还是|和|与|跟|同|vs\.?|VS|versus|对比|相比")
+_ZH_B_END = re.compile(r"(?:的|有什么|有何|之间|哪|谁|相比|对比|比较|，|,|在|更).*$")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the planner understood: language, intent, subject and, if comparative, options."""
+
+    chinese: bool
+    intent: Intent
+    subject: str
+    options: tuple[str, ...]
+    context: str  # what a comparison is about beyond its options: "for analytics"
+    key_terms: str  # the words that carry the question, for search queries
+
+
+_LEAD_WORDS = frozenset(
+    "please can could tell explain describe what who how why which when where is are does do should".split()
+)
+_CHOICE_VERBS = re.compile(r"\b(?:use|choose|pick|buy|adopt|learn|between|prefer)\b\s*", re.IGNORECASE)
+
+
+def _clean_left(text: str) -> str:
+    """The option just before "or"/"vs": after the last comma, colon or choosing verb."""
+    text = re.split(r"[,:;]\s*", text)[-1]
+    text = _CHOICE_VERBS.split(text)[-1]
+    if text.split(" ")[0].lower() in _LEAD_WORDS:
+        text = _QUESTION_LEADS.sub("", text)
+    words = text.split()
+    if len(words) > 3:
+        # "Which band was formed first The Exies": the trailing name is the option.
+        capitalised = [i for i, word in enumerate(words) if i > 0 and word[:1].isupper()]
+        start = capitalised[0] if capitalised and capitalised[-1] == len(words) - 1 else len(words) - 3
+        while start > 0 and words[start - 1][:1].isupper():
+            start -= 1
+        words = words[start:]
+    return _ARTICLES.sub("", " ".join(words)).strip(" ,;:")
+
+
+def _clean_right(text: str) -> str:
+    text = re.split(r"[,:;]\s*", text)[0]
+    return _ARTICLES.sub("", _END_PUNCT.sub("", text)).strip(" ,;:")
+
+
+def _english_options(question: str) -> tuple[tuple[str, ...], str]:
+    body = _END_PUNCT.sub("", question)
+    patterns = _COMPARE_EN + ((_OR_OPTIONS,) if _CHOICE_CUE.search(body) else ())
+    for pattern in patterns:
+        match = pattern.search(body)
+        if not match:
+            continue
+        right = match.group("b")
+        context_match = _OPTION_TAIL.search(right)
+        context = context_match.group(0).strip() if context_match else ""
+        right = right[: context_match.start()] if context_match else right
+        options = (_clean_left(match.group("a")), _clean_right(right))
+        if not all(options) or options[0].lower() == options[1].lower():
+            continue
+        edge_words = options[0].lower().split()[-1:] + options[1].lower().split()[:1]
+        if any(word in _NOT_OPTIONS for word in edge_words) or any(len(o.split()) > 6 for o in options):
+            continue
+        return options, context
+    return (), ""
+
+
+def _chinese_options(question: str) -> tuple[tuple[str, ...], str]:
+    """Options and the context after them: "苹果和三星手机的电池续航" → (苹果, 三星手机), 电池续航."""
+    if not _ZH_COMPARE_CUE.search(question):
+        return (), ""
+    body = _ZH_LEADS.sub("", _END_PUNCT.sub("", question.strip()))
+    split = _ZH_SPLIT.search(body)
+    if not split:
+        return (), ""
+    left = body[: split.start()].strip(" ，,")
+    rest = body[split.end() :]
+    end = _ZH_B_END.search(rest)
+    right = (rest[: end.start()] if end else rest).strip(" ，,")
+    context = ""
+    if end and end.group(0).startswith("的") and not _ZH_TAILS.fullmatch(end.group(0)):
+        context = _ZH_TAILS.sub("", end.group(0)[1:]).strip(" ，,")
+    if not left or not right or left == right:
+        return (), ""
+    return (left, right), context
+
+
+def english_key_terms(text: str) -> str:
+    words = re.findall(r"[^\W_]+(?:[-'.][^\W_]+)*", text)
+    kept = [w for w in words if w.lower() not in STOPWORDS and w.lower() not in QUERY_NOISE]
+    return " ".join(dict.fromkeys(kept))
+
+
+QUERY_NOISE = frozenset(
+    """tell explain describe know please best recommend recommended recommendation choose pick
+    compare comparison difference differences between better worse versus vs""".split()
+)
+
+
+_MODAL_CLAUSE = re.compile(
+    r"\s*\b(?:should|would|could|can|do|does|must|shall)\s+(?:i|we|you|one|they)\s+\w+", re.IGNORECASE
+)
+_SUPERLATIVE = re.compile(r"\b(?:the\s+)?(?:best|most recommended|top)\s+", re.IGNORECASE)
+_ASKS_TO_DECIDE = re.compile(r"^(?:should|shall|must|can)\s+(?:i|we|you|one|they)\s+", re.IGNORECASE)
+
+
+def _gerund(verb: str) -> str:
+    """ "adopt" → "adopting": "Should we adopt X?" is about *adopting X*, which templates can use."""
+    lower = verb.lower()
+    if lower.endswith("ing"):
+        return verb
+    if lower.endswith("e") and not lower.endswith(("ee", "ye", "oe")):
+        return verb[:-1] + "ing"
+    return verb + "ing"
+
+
+def _subject(question: str, chinese: bool) -> str:
+    """What the question is about, with its question words off: the words search queries carry."""
+    body = _END_PUNCT.sub("", question.strip())
+    if chinese:
+        return _ZH_TAILS.sub("", _ZH_LEADS.sub("", body)).strip(" ，,") or body
+    decide = _ASKS_TO_DECIDE.match(body)
+    if decide:
+        verb, _, rest = body[decide.end() :].partition(" ")
+        stripped = f"{_gerund(verb)} {rest}".strip()
+    else:
+        stripped = _QUESTION_LEADS.sub("", body, count=1)
+    stripped = _MODAL_CLAUSE.sub("", stripped)
+    stripped = _ARTICLES.sub("", _SUPERLATIVE.sub("", stripped)).strip()
+    return stripped or body
+
+
+# "... and how tall is it?": a second question that is not part of what the first is about.
+_SECOND_QUESTION = re.compile(
+    r",?\s+(?:and|or)\s+(?:how|what|when|where|who|whom|whose|why|which|is|are|was|were|does|do|did|"
+    r"can|could|should|will|would)\b.*$",
+    re.IGNORECASE,
+)
+_HOW_ADJECTIVE = re.compile(r"^how\s+[a-z]+\s+(?:is|are|was|were)\s+(?=\S)", re.IGNORECASE)
+_AUXILIARY_LEAD = re.compile(
+    r"^(?:(?:what|when|where|why|how|who|which)\s+)?(?P<aux>did|does|do|was|were|is|are)\s+(?=\S)",
+    re.IGNORECASE,
+)
+_IRREGULAR_PARTICIPLES = frozenset(
+    """built born made written known held sold won begun run shot drawn taken given found led set
+    put brought bought thought taught caught sung laid paid said shown grown thrown flown worn torn
+    chosen frozen stolen spoken broken driven ridden hidden eaten fallen beaten bitten sent spent
+    lost left meant kept""".split()
+)
+
+
+_TRAILING_PREPOSITIONS = frozenset("for to of in on at with from about by like into".split())
+
+
+def _is_participle(word: str) -> bool:
+    lower = word.lower()
+    return (lower.endswith("ed") and len(lower) > 4) or lower in _IRREGULAR_PARTICIPLES
+
+
+def _topic(question: str, fallback: str) -> str:
+    """The noun phrase a question is about, for sub-question templates; ``fallback`` if unsure.
+
+    "When was the Greywater Point lighthouse built and how tall is it?" is about "the Greywater
+    Point lighthouse": a second question, a "how tall is" lead, and the verb that ends a
+    "when was ... built" or "why do ... purr" question are cut off. "the" stays before a name.
+    """
+    full = _END_PUNCT.sub("", question.strip())
+    body = _SECOND_QUESTION.sub("", full)
+    changed = body != full
+    how = _HOW_ADJECTIVE.match(body)
+    auxiliary = None if how else _AUXILIARY_LEAD.match(body)
+    if how:
+        body, changed = body[how.end() :], True
+    elif auxiliary:
+        rest = body[auxiliary.end() :].split()
+        while len(rest) > 2 and rest[-1].lower() in _TRAILING_PREPOSITIONS:
+            rest.pop()
+        passive = auxiliary.group("aux").lower() in ("was", "were", "is", "are")
+        if len(rest) >= 2 and rest[-1][:1].islower() and (not passive or _is_participle(rest[-1])):
+            body, changed = " ".join(rest[:-1]), True
+        else:
+            body = " ".join(rest)
+    else:
+        body = _QUESTION_LEADS.sub("", body, count=1)
+        first, _, rest_of_body = body.partition(" ")
+        if rest_of_body and _is_participle(first) and first[:1].islower():
+            body, changed = rest_of_body, True  # "Who founded Microsoft" → "Microsoft"
+    if not changed:
+        # "the mating season of the Patagonian toothfish": a phrase naming something keeps "the".
+        if _names_something(fallback) and re.search(rf"\bthe\s+{re.escape(fallback)}", full, re.IGNORECASE):
+            return f"the {fallback}"
+        return fallback
+    phrase = _SUPERLATIVE.sub("", body).strip()
+    article = _ARTICLES.match(phrase)
+    if article and not _names_something(phrase[article.end() :]):
+        phrase = phrase[article.end() :]
+    return phrase.strip() or fallback
+
+
+def _names_something(phrase: str) -> bool:
+    """A phrase with a name in it is definite: "the installed capacity of the Marrowby lagoon"."""
+    return any(word[:1].isupper() for word in phrase.split())
+
+
+def read_question(question: str) -> Reading:
+    text = " ".join(question.split())
+    if not text:
+        raise ValueError("The research question is empty: type a question to plan.")
+    chinese = cjk_count(text) >= 2
+    if chinese:
+        options, context = _chinese_options(text)
+        recommends = bool(_RECOMMENDATION_ZH.search(text))
+    else:
+        options, context = _english_options(text)
+        recommends = bool(_RECOMMENDATION_EN.search(text))
+    if options:
+        intent = Intent.COMPARATIVE
+    elif recommends:
+        intent = Intent.RECOMMENDATION
+    else:
+        intent = Intent.DESCRIPTIVE
+    subject = _subject(text, chinese)
+    key_terms = subject if chinese else (english_key_terms(subject) or english_key_terms(text) or text)
+    if not chinese and not _ASKS_TO_DECIDE.match(text):
+        subject = _topic(text, subject)
+    return Reading(chinese, intent, subject, options, context, key_terms)
+
+
+_COMPARISON_WORDS = frozenset(
+    """compare compared comparing comparison difference differences differ between versus vs better
+    worse best use using choose choosing pick prefer preferred which what should would""".split()
+)
+
+
+def asks_its_own_criterion(question: str, reading: Reading) -> bool:
+    """An English comparison that names what decides it ("formed first", "faster"), beyond
+    its options, its context and the words that ask for a comparison."""
+    if reading.chinese:
+        return False
+    known = {w.lower() for part in (*reading.options, reading.context) for w in re.findall(r"[^\W_]+", part)}
+    words = {w.lower() for w in re.findall(r"[^\W_]+", english_key_terms(question))}
+    return bool(words - known - _COMPARISON_WORDS - QUERY_NOISE - _LEAD_WORDS)

@@ -1,0 +1,188 @@
+"""Frozen values passed between pipeline stages.
+
+Stages take and return these; they never see a Django model. ``runner`` is the only place that
+turns database rows into these values and stores what stages return. What providers return
+(``Hit``, ``Document``) is defined with the providers, and the ledger's vocabulary (statuses,
+stances, resolutions) in ``researchapp.core``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from researchapp.core.enums import FindingStatus, Intent, Resolution, Stance
+from researchapp.providers.base import Document
+
+# --- plan -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlannedSubQuestion:
+    text: str
+    rationale: str
+    queries: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    intent: Intent
+    subquestions: tuple[PlannedSubQuestion, ...]
+
+
+@dataclass(frozen=True)
+class SubQuestion:
+    """A stored sub-question as the later stages see it."""
+
+    id: int
+    text: str
+    queries: tuple[str, ...]
+    order: int = 0
+
+
+# --- collect ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StageWarning:
+    """Something that went wrong but did not stop the stage (a refused page, a failing provider)."""
+
+    code: str  # "fetch_failed", "search_failed", "empty_extraction", "rate_limited", ...
+    message: str
+    url: str = ""
+    query: str = ""
+
+
+@dataclass(frozen=True)
+class CollectResult:
+    documents: tuple[Document, ...]
+    warnings: tuple[StageWarning, ...] = ()
+    reused_urls: tuple[str, ...] = ()  # normalised URLs the task had already stored: not fetched again
+    searches: int = 0
+    pages_opened: int = 0
+
+
+@dataclass(frozen=True)
+class Source:
+    """A stored source as the evidence stage sees it."""
+
+    id: int
+    url: str
+    title: str
+    text: str
+    host: str = ""
+    density: float = 1.0  # 0..1, thin pages (link farms, listicles) weigh less, never dropped
+    cluster: str = ""  # independence cluster: syndicated copies and one host's pages share one
+
+
+# --- evidence ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A span of a source's snapshot: ``source.text[start:end] == quote`` always."""
+
+    source_id: int
+    start: int
+    end: int
+    quote: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A stored passage as the analysis and writing stages see it."""
+
+    id: int
+    source_id: int
+    subquestion_id: int
+    start: int
+    end: int
+    quote: str
+    score: float
+    source_url: str = ""
+    source_title: str = ""
+    cluster: str = ""
+
+
+# --- analyse ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EvidenceLink:
+    evidence_id: int
+    stance: Stance = Stance.SUPPORTS
+
+
+@dataclass(frozen=True)
+class ProposedFinding:
+    """What analysis proposes. ``key`` is stable for the same input so re-runs upsert, not add."""
+
+    key: str
+    subquestion_id: int
+    status: FindingStatus
+    statement: str
+    confidence: str = ""  # "high" (2+ independent clusters agree), "medium" (one), "" (none)
+    links: tuple[EvidenceLink, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReviewedFinding:
+    """A stored finding, with the analysts' decision on it, as the writer sees it."""
+
+    id: int
+    subquestion_id: int
+    status: FindingStatus
+    statement: str
+    confidence: str
+    resolution: Resolution
+    links: tuple[EvidenceLink, ...]
+    evidence: tuple[Evidence, ...]  # every evidence row the links point at
+    note: str = ""  # the analyst's note, if any
+
+
+# --- write and check --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One sentence of the report and the evidence ids that back it."""
+
+    text: str
+    evidence_ids: tuple[int, ...]
+    section: str = ""  # sub-question id as text, "disputed" or "gaps"
+
+
+@dataclass(frozen=True)
+class Draft:
+    markdown: str
+    claims: tuple[Claim, ...]
+
+
+@dataclass(frozen=True)
+class CheckIssue:
+    code: str  # "unknown_evidence", "quote_mismatch", "number_not_in_quote", "uncovered", "uncited"
+    message: str
+    claim_index: int | None = None
+
+
+@dataclass(frozen=True)
+class LLMUsage:
+    """One call to a language model, recorded by the runner as an LLMCall row."""
+
+    stage: str
+    model: str
+    tokens_in: int
+    tokens_out: int
+    latency_ms: int
+    ok: bool = True
+    error: str = ""
+
+
+@dataclass
+class UsageLog:
+    """Collects the model calls a stage made; the runner stores them afterwards."""
+
+    calls: list[LLMUsage] = field(default_factory=list)
+
+    def record(self, usage: LLMUsage) -> None:
+        self.calls.append(usage)

@@ -1,0 +1,142 @@
+"""The extractive writer: claims without a model, each a verbatim sentence of a cited quote."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from researchapp.core.enums import FindingStatus, Resolution, Stance
+from researchapp.pipeline.report import claim_text_of, report_bucket, words_besides_claim
+from researchapp.pipeline.text.relevance import GENERIC_TERMS, says_the_same
+from researchapp.pipeline.text.sentences import best_sentence
+from researchapp.pipeline.text.tokens import tokenize
+from researchapp.pipeline.values import CheckIssue, Claim, Draft, ReviewedFinding, SubQuestion, UsageLog
+from researchapp.pipeline.writer.render import NEUTRAL_DISPUTE, render_draft
+
+# --- the extractive writer --------------------------------------------------------------------
+
+_MARKER = re.compile(r"\[E(\d+)\]")
+_EVIDENCE_CODES = frozenset(("quote_mismatch", "unknown_evidence", "analyst_feedback"))
+
+
+def _rejections(feedback: Sequence[CheckIssue]) -> tuple[set[str], set[int]]:
+    """Claim texts to leave out and evidence ids not to cite, read from a check's issues.
+
+    Issues name claims by text, not only by index: the runner passes the last check's issues
+    alone, and indices of an earlier draft do not survive a revision that dropped claims.
+    A bad quote costs the claim only that citation; any other fault costs the claim.
+    """
+    texts: set[str] = set()
+    bad_ids: set[int] = set()
+    for issue in feedback:
+        if issue.code in _EVIDENCE_CODES:
+            bad_ids.update(int(found) for found in _MARKER.findall(words_besides_claim(issue)))
+            continue
+        text = claim_text_of(issue)
+        if text:
+            texts.add(text)
+    return texts, bad_ids
+
+
+def _claim_for(finding: ReviewedFinding, terms: Sequence[str], bad_ids: set[int]) -> Claim | None:
+    """A verbatim sentence of the best kept quote, citing every kept quote that says it."""
+    supporting = {link.evidence_id for link in finding.links if link.stance is Stance.SUPPORTS}
+    kept = sorted(
+        (item for item in finding.evidence if item.id in supporting and item.id not in bad_ids),
+        key=lambda item: (-item.score, item.id),
+    )
+    if not kept:
+        return None
+    best = kept[0]
+    if finding.statement and finding.statement in best.quote:
+        sentence = finding.statement
+    else:
+        wanted = list(dict.fromkeys([*tokenize(finding.statement), *terms]))
+        picked = best_sentence(best.quote, wanted)
+        if picked is None:
+            return None
+        (start, end), _ = picked
+        sentence = best.quote[start:end]
+    ids = [best.id] + [item.id for item in kept[1:] if says_the_same(sentence, item.quote)]
+    return Claim(sentence, tuple(ids), str(finding.subquestion_id))
+
+
+def write_extractive(
+    question: str,
+    subquestions: Sequence[SubQuestion],
+    findings: Sequence[ReviewedFinding],
+    *,
+    feedback: Sequence[CheckIssue] = (),
+) -> Draft:
+    """Claims from supported findings and picked conflicts, then the shared rendering.
+
+    1. Read the feedback: claims to drop, evidence not to cite.
+    2. One claim per reportable finding, in sub-question order; a sentence already claimed
+       (in this section or an earlier one) is not printed again: its evidence joins that claim.
+    3. Disputed findings lose links to rejected evidence; a rejected dispute statement is
+       replaced by a neutral one that asserts nothing.
+    """
+    rejected_texts, bad_ids = _rejections(feedback)
+    known = {sq.id: sq for sq in subquestions}
+    claims: dict[str, Claim] = {}
+    for finding in sorted(findings, key=lambda f: (_order(known, f.subquestion_id), f.id)):
+        if report_bucket(finding) != "body" or finding.status is FindingStatus.INSUFFICIENT:
+            continue
+        subquestion = known.get(finding.subquestion_id)
+        terms = _content_terms(subquestion.text if subquestion else "")
+        claim = _claim_for(finding, terms, bad_ids)
+        if claim is None or claim.text in rejected_texts:
+            continue
+        if claim.text in claims:
+            merged = tuple(dict.fromkeys(claims[claim.text].evidence_ids + claim.evidence_ids))
+            claims[claim.text] = replace(claims[claim.text], evidence_ids=merged)
+        else:
+            claims[claim.text] = claim
+    reportable = _revised_disputes(findings, rejected_texts, bad_ids)
+    return render_draft(question, subquestions, reportable, list(claims.values()))
+
+
+def _order(known: dict[int, SubQuestion], subquestion_id: int) -> tuple[int, int]:
+    subquestion = known.get(subquestion_id)
+    return (subquestion.order, subquestion.id) if subquestion else (1 << 30, subquestion_id)
+
+
+def _content_terms(text: str) -> list[str]:
+    return [term for term in dict.fromkeys(tokenize(text)) if term not in GENERIC_TERMS]
+
+
+def _revised_disputes(
+    findings: Sequence[ReviewedFinding], rejected_texts: set[str], bad_ids: set[int]
+) -> list[ReviewedFinding]:
+    revised: list[ReviewedFinding] = []
+    for finding in findings:
+        if report_bucket(finding) != "disputed" or not (bad_ids or rejected_texts):
+            revised.append(finding)
+            continue
+        links = tuple(link for link in finding.links if link.evidence_id not in bad_ids)
+        evidence = tuple(item for item in finding.evidence if item.id not in bad_ids)
+        statement = NEUTRAL_DISPUTE if finding.statement in rejected_texts else finding.statement
+        if links:
+            revised.append(replace(finding, links=links, evidence=evidence, statement=statement))
+        else:
+            # Nothing citable is left: the analyst's "disputed" becomes a point to verify.
+            revised.append(replace(finding, links=(), evidence=(), resolution=Resolution.GAP))
+    return revised
+
+
+class ExtractiveWriter:
+    """``Writer`` without a model: every claim is a verbatim sentence of a cited quote."""
+
+    name = "extractive"
+
+    def write(
+        self,
+        question: str,
+        subquestions: Sequence[SubQuestion],
+        findings: Sequence[ReviewedFinding],
+        *,
+        feedback: Sequence[CheckIssue] = (),
+        usage: UsageLog,
+    ) -> Draft:
+        return write_extractive(question, subquestions, findings, feedback=feedback)

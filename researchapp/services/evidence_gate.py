@@ -1,0 +1,129 @@
+"""The evidence gate: conflicts and [证据不足] items, resolved one by one by analysts."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from researchapp.core.enums import FindingStatus, Resolution, Stance
+from researchapp.models import Event, Finding, FindingEvidence, Gate, ResearchTask, Stage, StaleState
+from researchapp.services.dispatch import Job, enqueue
+from researchapp.services.rounds import start_followup_round
+
+Status = ResearchTask.Status
+
+# decision → (the resolution it stores, the finding statuses it applies to)
+DECISIONS: dict[str, tuple[Resolution, frozenset[str]]] = {
+    "pick_supports": (Resolution.PICKED, frozenset({FindingStatus.CONFLICT})),
+    "pick_contradicts": (Resolution.PICKED, frozenset({FindingStatus.CONFLICT})),
+    "disputed": (Resolution.DISPUTED, frozenset({FindingStatus.CONFLICT})),
+    "gap": (Resolution.GAP, frozenset({FindingStatus.INSUFFICIENT})),
+    "drop": (Resolution.DROPPED, frozenset({FindingStatus.CONFLICT, FindingStatus.INSUFFICIENT})),
+    "more_research": (
+        Resolution.MORE_RESEARCH,
+        frozenset({FindingStatus.CONFLICT, FindingStatus.INSUFFICIENT}),
+    ),
+}
+
+
+def finding_resolve(*, finding: Finding, actor, decision: str, version_seen: int, note: str = "") -> Finding:
+    """Record one analyst's decision on one item, if nobody decided it first.
+
+    The compare-and-set on (pk, version, unresolved) makes two analysts racing on one item safe:
+    exactly one UPDATE touches the row; the other gets ``StaleState``.
+    """
+    if decision not in DECISIONS:
+        raise ValidationError(f"Unknown decision {decision!r}.")
+    resolution, applies_to = DECISIONS[decision]
+    if finding.status not in applies_to:
+        raise ValidationError(f"“{decision}” does not apply to a {finding.status} finding.")
+    task = finding.task
+    if task.status != Status.AWAITING_EVIDENCE_REVIEW:
+        raise StaleState(f"The task is {task.get_status_display()}; its evidence is not under review.")
+    if resolution == Resolution.MORE_RESEARCH and not task.rounds_left:
+        raise ValidationError(f"No research rounds remain (limit {task.max_rounds}).")
+    with transaction.atomic():
+        won = Finding.objects.filter(pk=finding.pk, version=version_seen, resolution="").update(
+            resolution=resolution.value,
+            resolution_note=note.strip(),
+            resolved_by=actor,
+            resolved_at=timezone.now(),
+            version=F("version") + 1,
+        )
+        if won != 1:
+            current = Finding.objects.select_related("resolved_by").get(pk=finding.pk)
+            who = current.resolved_by.get_username() if current.resolved_by else "someone"
+            raise StaleState(f"{who} already decided this item ({current.get_resolution_display()}).")
+        if decision in ("pick_supports", "pick_contradicts"):
+            losing = Stance.CONTRADICTS if decision == "pick_supports" else Stance.SUPPORTS
+            FindingEvidence.objects.filter(finding=finding, stance=losing).update(kept=False)
+        Event.objects.create(
+            task=task,
+            stage=Gate.EVIDENCE_REVIEW,
+            kind=Event.Kind.DECISION,
+            actor=actor,
+            message=f"Finding {finding.pk}: {decision.replace('_', ' ')}"
+            f"{f' — {note.strip()}' if note.strip() else ''}.",
+            data={"finding": finding.pk, "decision": decision},
+        )
+        finding.refresh_from_db()
+        transaction.on_commit(lambda: evidence_gate_after_decision(task.pk))
+    return finding
+
+
+def evidence_gate_after_decision(task_id: int) -> None:
+    task = ResearchTask.objects.get(pk=task_id)
+    if task.status == Status.AWAITING_EVIDENCE_REVIEW:
+        evidence_gate(task)
+
+
+def evidence_gate(task: ResearchTask) -> None:
+    """Open the review gate, or pass it when nothing (more) needs a person.
+
+    1. Items left to decide: wait for analysts (with ``auto_approve``, keep conflicts as disputed
+       and gaps as gaps, as proposed).
+    2. Nothing left: if analysts asked for more research, start a bounded follow-up round for
+       those sub-questions; otherwise move on to writing.
+    """
+    pending = Finding.objects.filter(task=task).needing_review()
+    if task.auto_approve:
+        pending.filter(status=FindingStatus.CONFLICT).update(
+            resolution=Resolution.DISPUTED, resolution_note="auto-approved", version=F("version") + 1
+        )
+        pending.filter(status=FindingStatus.INSUFFICIENT).update(
+            resolution=Resolution.GAP, resolution_note="auto-approved", version=F("version") + 1
+        )
+    waiting = pending.count()
+    if waiting:
+        if task.status == Status.ANALYSING:
+            task.transition(
+                Status.AWAITING_EVIDENCE_REVIEW,
+                stage=Stage.ANALYSING,
+                message=f"{waiting} items need an analyst.",
+            )
+        return
+    more = list(
+        Finding.objects.filter(task=task, round=task.round, resolution=Resolution.MORE_RESEARCH)
+        .values_list("subquestion_id", flat=True)
+        .distinct()
+    )
+    try:
+        with transaction.atomic():
+            if more and task.rounds_left:
+                start_followup_round(
+                    task, more, stage=Gate.EVIDENCE_REVIEW, reason="an analyst asked for more research"
+                )
+            else:
+                note = (
+                    "Nothing to resolve; the gate passes by itself."
+                    if task.status == Status.ANALYSING
+                    else "Every item is resolved."
+                )
+                task.transition(
+                    Status.WRITING, stage=Gate.EVIDENCE_REVIEW, message=note, write_pass=task.write_pass + 1
+                )
+                enqueue(Job.WRITE, task.pk)
+    except StaleState:
+        return  # a concurrent decision already moved the task on

@@ -1,0 +1,115 @@
+"""The plan gate: edit, approve or reject a draft plan."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from researchapp.models import Gate, Plan, ResearchTask, StaleState, SubQuestion
+from researchapp.services.dispatch import Job, enqueue
+from researchapp.services.rounds import enqueue_collection
+
+Status = ResearchTask.Status
+MAX_SUBQUESTIONS = 10
+MAX_QUERIES = 5
+
+
+@dataclass(frozen=True)
+class SubQuestionEdit:
+    text: str
+    queries: tuple[str, ...]
+    rationale: str = ""
+    id: int | None = None  # None for a new sub-question
+
+
+def locked_draft(plan: Plan) -> Plan:
+    plan = Plan.objects.select_for_update().select_related("task").get(pk=plan.pk)
+    if not plan.is_editable or plan.task.status != Status.AWAITING_PLAN_REVIEW:
+        raise StaleState(f"Plan v{plan.version} is {plan.status}; it can no longer be changed.")
+    return plan
+
+
+def plan_update(*, plan: Plan, actor, subquestions: list[SubQuestionEdit]) -> Plan:
+    """Replace the draft's sub-questions with the edited list, in the order given."""
+    if not subquestions:
+        raise ValidationError("A plan needs at least one sub-question.")
+    if len(subquestions) > MAX_SUBQUESTIONS:
+        raise ValidationError(f"A plan has at most {MAX_SUBQUESTIONS} sub-questions.")
+    for edit in subquestions:
+        if not edit.text.strip():
+            raise ValidationError("A sub-question cannot be empty.")
+        if not [q for q in edit.queries if q.strip()]:
+            raise ValidationError(f"“{edit.text[:60]}” needs at least one search query.")
+    with transaction.atomic():
+        plan = locked_draft(plan)
+        existing = {sq.pk: sq for sq in plan.subquestions.all()}
+        keep_ids = {edit.id for edit in subquestions if edit.id in existing}
+        SubQuestion.objects.filter(plan=plan).exclude(pk__in=keep_ids).delete()
+        for order, edit in enumerate(subquestions):
+            values = {
+                "order": order,
+                "text": edit.text.strip(),
+                "rationale": edit.rationale.strip(),
+                "queries": [q.strip() for q in edit.queries if q.strip()][:MAX_QUERIES],
+            }
+            if edit.id in existing:
+                SubQuestion.objects.filter(pk=edit.id).update(**values)
+            else:
+                SubQuestion.objects.create(plan=plan, **values)
+        plan.task.events.create(
+            stage=Gate.PLAN_REVIEW,
+            kind="decision",
+            actor=actor,
+            message=f"Plan v{plan.version} edited: {len(subquestions)} sub-questions.",
+        )
+    return plan
+
+
+def plan_approve(*, plan: Plan, actor, note: str = "") -> Plan:
+    """Freeze the plan and start collecting every sub-question in parallel."""
+    with transaction.atomic():
+        plan = locked_draft(plan)
+        plan.transition(
+            Plan.Status.APPROVED,
+            actor=actor,
+            stage=Gate.PLAN_REVIEW,
+            message=f"Plan v{plan.version} approved{f' ({note})' if note else ''}.",
+            decided_by=actor,
+            decided_at=timezone.now(),
+        )
+        task = plan.task
+        task.transition(
+            Status.COLLECTING,
+            actor=actor,
+            stage=Gate.PLAN_REVIEW,
+            message=f"Collecting for the {plan.subquestions.count()} sub-questions of plan v{plan.version}.",
+            data={"plan": plan.pk},
+        )
+        enqueue_collection(task, list(plan.subquestions.values_list("pk", flat=True)))
+    return plan
+
+
+def plan_reject(*, plan: Plan, actor, feedback: str) -> Plan:
+    """Send the plan back to the planner with the analyst's feedback."""
+    feedback = feedback.strip()
+    if not feedback:
+        raise ValidationError("Say what should change: the feedback goes to the planner.")
+    with transaction.atomic():
+        plan = locked_draft(plan)
+        plan.transition(
+            Plan.Status.REJECTED,
+            actor=actor,
+            stage=Gate.PLAN_REVIEW,
+            message=f"Plan v{plan.version} rejected: {feedback}",
+            feedback=feedback,
+            decided_by=actor,
+            decided_at=timezone.now(),
+        )
+        plan.task.transition(
+            Status.PLANNING, actor=actor, stage=Gate.PLAN_REVIEW, message="The planner is revising the plan."
+        )
+        enqueue(Job.PLAN, plan.task_id)
+    return plan

@@ -1,0 +1,53 @@
+"""Collection rounds: the first for every sub-question, follow-ups for thin ones."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import transaction
+
+from researchapp.core.enums import FindingStatus
+from researchapp.models import Finding, ResearchTask, SubQuestion
+from researchapp.pipeline import runner
+from researchapp.pipeline.collector.followup import followup_queries
+from researchapp.services.dispatch import Job, enqueue
+
+Status = ResearchTask.Status
+
+
+def enqueue_collection(task: ResearchTask, subquestion_ids: list[int]) -> None:
+    for subquestion_id in subquestion_ids:
+        enqueue(Job.COLLECT, task.pk, subquestion_id, task.round)
+
+
+def start_followup_round(task: ResearchTask, subquestion_ids: list[int], *, stage: str, reason: str) -> None:
+    """Collect again, with new queries, for the sub-questions whose evidence is thin."""
+    next_round = task.round + 1
+    with transaction.atomic():
+        for subquestion in SubQuestion.objects.filter(pk__in=subquestion_ids):
+            queries = followup_queries(runner.subquestion_value(subquestion), round_no=next_round)
+            SubQuestion.objects.filter(pk=subquestion.pk).update(
+                followup_queries=list(queries), due_round=next_round
+            )
+        task.transition(
+            Status.COLLECTING,
+            stage=stage,
+            round=next_round,
+            message=f"Follow-up round {next_round} for {len(subquestion_ids)} sub-questions: {reason}",
+            data={"subquestions": subquestion_ids},
+        )
+        enqueue_collection(task, subquestion_ids)
+
+
+def auto_followup_applies(task: ResearchTask) -> bool:
+    mode = settings.RESEARCH["AUTO_FOLLOWUP"]
+    return mode == "always" or (mode == "live" and task.search_provider != "local")
+
+
+def thin_subquestions(task: ResearchTask) -> list[int]:
+    """Sub-questions of this round whose every finding is [证据不足]."""
+    statuses: dict[int, set[str]] = {}
+    for subquestion_id, status in Finding.objects.filter(task=task, round=task.round).values_list(
+        "subquestion_id", "status"
+    ):
+        statuses.setdefault(subquestion_id, set()).add(status)
+    return sorted(sq for sq, found in statuses.items() if found == {FindingStatus.INSUFFICIENT})

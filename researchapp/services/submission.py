@@ -1,0 +1,103 @@
+"""Submitting, cancelling and resuming research tasks."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from researchapp.models import Corpus, Event, ResearchTask, Stage
+from researchapp.pipeline import runner
+from researchapp.services.dispatch import Job, enqueue
+from researchapp.services.rounds import enqueue_collection
+
+Status = ResearchTask.Status
+
+
+def validate_question(question: str) -> str:
+    question = (question or "").strip()
+    limit = settings.RESEARCH["QUESTION_MAX_CHARS"]
+    if not question:
+        raise ValidationError("The question is empty. Type what you want researched.", code="empty")
+    if len(question) > limit:
+        raise ValidationError(
+            f"The question is {len(question):,} characters long; the limit is {limit:,}. "
+            "Shorten it to the question itself and keep background material in the corpus.",
+            code="too_long",
+        )
+    return question
+
+
+def task_submit(
+    *,
+    owner,
+    question: str,
+    depth: str = ResearchTask.Depth.QUICK,
+    corpus: Corpus | None = None,
+    recency_days: int | None = None,
+    auto_approve: bool = False,
+    search_provider: str | None = None,
+    engine: str | None = None,
+) -> ResearchTask:
+    question = validate_question(question)
+    conf = settings.RESEARCH
+    search_provider = search_provider or conf["SEARCH_PROVIDER"]
+    engine = engine or conf["ENGINE"]
+    if corpus is None and search_provider == "local":
+        corpus = Corpus.objects.filter(name=conf["DEFAULT_CORPUS"]).first()
+    with transaction.atomic():
+        task = ResearchTask.objects.create(
+            question=question,
+            owner=owner,
+            depth=depth,
+            corpus=corpus,
+            recency_days=recency_days,
+            auto_approve=auto_approve,
+            search_provider=search_provider,
+            engine=engine,
+            max_rounds=conf["MAX_ROUNDS"],
+            max_sources=conf["MAX_SOURCES_PER_SUBQUESTION"],
+            max_revisions=conf["MAX_REVISIONS"],
+        )
+        Event.objects.create(
+            task=task,
+            stage=Status.SUBMITTED,
+            kind=Event.Kind.PROGRESS,
+            actor=owner,
+            message=f"Submitted ({engine} engine, {search_provider} search).",
+        )
+        enqueue(Job.PLAN, task.pk)
+    return task
+
+
+def task_cancel(*, task: ResearchTask, actor) -> None:
+    task.transition(Status.CANCELLED, actor=actor, stage=task.status, message="Cancelled.")
+
+
+def task_resume(*, task: ResearchTask, actor) -> None:
+    """Restart a failed task at the stage that failed; what it had stored is reused."""
+    if task.status != Status.FAILED:
+        raise ValidationError("Only a failed task can be resumed.")
+    stage = Stage(task.failed_stage) if task.failed_stage in Stage.values else Stage.PLANNING
+    with transaction.atomic():
+        task.transition(
+            Status(stage.value),
+            actor=actor,
+            stage=stage,
+            message=f"Resumed at {stage.label}.",
+            failed_stage="",
+            failure_reason="",
+        )
+        if stage == Stage.PLANNING:
+            enqueue(Job.PLAN, task.pk)
+        elif stage == Stage.COLLECTING:
+            pending = [
+                sq.pk for sq in runner.approved_subquestions(task) if sq.collected_round < sq.due_round
+            ]
+            enqueue_collection(task, pending)
+            if not pending:
+                enqueue(Job.FINISH_COLLECTION, task.pk)
+        elif stage == Stage.ANALYSING:
+            enqueue(Job.ANALYSE, task.pk)
+        else:
+            enqueue(Job.WRITE, task.pk)
