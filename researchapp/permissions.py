@@ -6,28 +6,22 @@ RESEARCHER = "researcher"
 ANALYST = "analyst"
 
 
+def in_group(user, group: str) -> bool:
+    """Whether ``user`` belongs to ``group``; asked once per user object (a page asks often)."""
+    cache = user.__dict__.setdefault("_desk_groups", {})
+    if group not in cache:
+        cache[group] = user.groups.filter(name=group).exists()
+    return cache[group]
+
+
 def is_analyst(user) -> bool:
     if not user.is_authenticated:
         return False
-    if user.is_superuser:
-        return True
-    cached = getattr(user, "_is_analyst", None)
-    if cached is None:
-        cached = user.groups.filter(name=ANALYST).exists()
-        user._is_analyst = cached
-    return cached
+    return user.is_superuser or in_group(user, ANALYST)
 
 
 def can_submit(user) -> bool:
-    if not user.is_authenticated:
-        return False
-    if is_analyst(user):
-        return True
-    cached = getattr(user, "_is_researcher", None)
-    if cached is None:
-        cached = user.groups.filter(name=RESEARCHER).exists()
-        user._is_researcher = cached
-    return cached
+    return is_analyst(user) or (user.is_authenticated and in_group(user, RESEARCHER))
 
 
 def can_view_task(user, task) -> bool:

@@ -20,7 +20,7 @@ from researchapp import selectors
 from researchapp.exports.markdown import render_markdown
 from researchapp.exports.pdf import render_pdf
 from researchapp.forms import SubmitForm
-from researchapp.models import IllegalTransition, ResearchTask, StaleState
+from researchapp.models import IllegalTransition, StaleState
 from researchapp.permissions import can_submit
 from researchapp.services import submission
 
@@ -136,36 +136,27 @@ def evidence_context(request: HtmxHttpRequest, evidence_id: int) -> HttpResponse
 # --- exports --------------------------------------------------------------------------------------
 
 
-def _not_approved(task: ResearchTask) -> HttpResponse:
-    return HttpResponse(
-        f"Task {task.pk} has no approved report yet ({task.get_status_display()}); "
-        "only an approved report can be exported.",
-        status=409,
-        content_type="text/plain; charset=utf-8",
-    )
+# Each format: how to render an approved draft, its content type, and the file name's suffix.
+EXPORTS = {
+    "markdown": (render_markdown, "text/markdown; charset=utf-8", "md"),
+    "pdf": (render_pdf, "application/pdf", "pdf"),
+}
 
 
-def _attachment(body: str | bytes, content_type: str, filename: str) -> HttpResponse:
-    response = HttpResponse(body, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+@login_required
+@require_GET
+def export_report(request: HttpRequest, task_id: int, export_format: str) -> HttpResponse:
+    """The approved report as a download; 409 with the reason while there is none."""
+    task = selectors.visible_task(task_id, request.user)
+    draft = selectors.approved_report(task)
+    if draft is None:
+        return HttpResponse(
+            f"Task {task.pk} has no approved report yet ({task.get_status_display()}); "
+            "only an approved report can be exported.",
+            status=409,
+            content_type="text/plain; charset=utf-8",
+        )
+    render, content_type, suffix = EXPORTS[export_format]
+    response = HttpResponse(render(draft), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="research-{task.pk}.{suffix}"'
     return response
-
-
-@login_required
-@require_GET
-def export_markdown(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = selectors.visible_task(task_id, request.user)
-    draft = selectors.approved_report(task)
-    if draft is None:
-        return _not_approved(task)
-    return _attachment(render_markdown(draft), "text/markdown; charset=utf-8", f"research-{task.pk}.md")
-
-
-@login_required
-@require_GET
-def export_pdf(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = selectors.visible_task(task_id, request.user)
-    draft = selectors.approved_report(task)
-    if draft is None:
-        return _not_approved(task)
-    return _attachment(render_pdf(draft), "application/pdf", f"research-{task.pk}.pdf")

@@ -9,7 +9,12 @@ urlpatterns = [
     path("tasks/<int:task_id>/progress/", views.task_progress, name="task_progress"),
     path("tasks/<int:task_id>/cancel/", views.task_cancel, name="task_cancel"),
     path("tasks/<int:task_id>/resume/", views.task_resume, name="task_resume"),
-    path("tasks/<int:task_id>/export.md", views.export_markdown, name="export_markdown"),
-    path("tasks/<int:task_id>/export.pdf", views.export_pdf, name="export_pdf"),
+    path(
+        "tasks/<int:task_id>/export.md",
+        views.export_report,
+        {"export_format": "markdown"},
+        name="export_markdown",
+    ),
+    path("tasks/<int:task_id>/export.pdf", views.export_report, {"export_format": "pdf"}, name="export_pdf"),
     path("evidence/<int:evidence_id>/", views.evidence_context, name="evidence_context"),
 ]

@@ -7,6 +7,7 @@ from typing import Any
 
 from researchapp.pipeline.analyser.model import ModelAnalyser
 from researchapp.pipeline.planner.model import ModelPlanner
+from researchapp.pipeline.values import Brief
 from researchapp.pipeline.writer.model import ModelWriter
 from researchapp.providers.chat.openai import OpenAIChat
 
@@ -23,8 +24,9 @@ class ModelStages:
     def analyse(self, *args: Any, **kwargs: Any):
         return self.analyser.analyse(*args, **kwargs)
 
-    def write(self, *args: Any, **kwargs: Any):
-        return self.writer.write(*args, **kwargs)
+    def write(self, question, subquestions, findings, *, feedback=(), usage):
+        brief = Brief(question, tuple(subquestions), tuple(findings), tuple(feedback))
+        return self.writer.write(brief, usage=usage)
 
 
 def model_stages(

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError, transaction
 
-from researchapp.models import Event, Evidence, IllegalTransition, ResearchTask, StaleState
+from researchapp.models import Event, Evidence, IllegalTransition, Plan, ResearchTask, StaleState
 from researchapp.models.evidence import EvidenceMismatch
-from researchapp.models.report import ImmutableReport, ReportDraft
+from researchapp.models.report import ReportDraft
 from tests.factories import EvidenceFactory, SourceFactory, SubQuestionFactory, TaskFactory
 
 pytestmark = pytest.mark.django_db
@@ -98,17 +98,37 @@ def test_it_lets_only_one_of_two_racing_moves_win():
     assert task.events.count() == 1
 
 
-def test_every_status_has_a_row_in_the_transition_table():
-    assert set(ResearchTask.TRANSITIONS) == set(Status.values)
-    for targets in ResearchTask.TRANSITIONS.values():
-        assert targets <= set(Status.values)
+@pytest.mark.parametrize("model", [ResearchTask, Plan, ReportDraft])
+def test_every_status_has_a_row_in_the_transition_table(model):
+    assert set(model.TRANSITIONS) == set(model.Status.values)
+    for targets in model.TRANSITIONS.values():
+        assert targets <= set(model.Status.values)
 
 
-def test_it_never_changes_an_approved_report():
+@pytest.mark.parametrize(
+    ("model", "factory_status", "to"),
+    [(Plan, "draft", "approved"), (ReportDraft, "checked", "sent_back")],
+)
+def test_it_moves_a_plan_or_draft_once_and_records_it_on_its_task(model, factory_status, to):
+    # given two copies of one row, loaded before either moved
     task = TaskFactory()
-    draft = ReportDraft.objects.create(
-        task=task, version=1, markdown="# R", status=ReportDraft.Status.APPROVED
+    if model is Plan:
+        row = Plan.objects.create(task=task, version=1, intent="descriptive", status=factory_status)
+    else:
+        row = ReportDraft.objects.create(task=task, version=1, markdown="# q\n", status=factory_status)
+    stale_copy = model.objects.get(pk=row.pk)
+    # when one moves it
+    row.transition(to, message="moved")
+    # then the other's move is refused, and the one move is in the task's audit log
+    with pytest.raises(StaleState):
+        stale_copy.transition(to)
+    with pytest.raises(IllegalTransition):
+        row.transition(factory_status)
+    assert model.objects.get(pk=row.pk).status == to
+    [event] = task.events.all()
+    assert (event.kind, event.message, event.data["object"], event.data["to"]) == (
+        "transition",
+        "moved",
+        model._meta.model_name,
+        to,
     )
-    draft.markdown = "# Changed"
-    with pytest.raises(ImmutableReport):
-        draft.save()

@@ -10,9 +10,11 @@ import pytest
 from researchapp.core.enums import FindingStatus, Resolution, Stance
 from researchapp.pipeline.checker.mechanical import check_draft
 from researchapp.pipeline.values import (
+    Brief,
     CheckIssue,
     Evidence,
     EvidenceLink,
+    Ledger,
     ReviewedFinding,
     SubQuestion,
     UsageLog,
@@ -190,12 +192,8 @@ def test_it_runs_plan_analyse_write_into_claims_that_quote_their_sources(llm: St
         assert all(number in cited for number in _NUMBER.findall(claim.text))
     # and the mechanical check finds nothing to fix
     snapshots = {item.source_id: item.quote for item in ledger.values()}  # each quote is its whole page
-    assert (
-        check_draft(
-            report, evidence=ledger, snapshots=snapshots, subquestions=subquestions, findings=findings
-        )
-        == []
-    )
+    brief = Brief("How are grid batteries developing?", tuple(subquestions), tuple(findings))
+    assert check_draft(report, brief, Ledger(evidence=ledger, snapshots=snapshots)) == []
     # and every model call was recorded with tokens
     assert [call.stage for call in usage.calls] == ["plan", "analyse", "analyse", "analyse", "write"]
     assert all(call.ok and call.tokens_in > 0 and call.tokens_out > 0 for call in usage.calls)

@@ -22,8 +22,8 @@ from django.db import connection
 from researchapp.core.urls import normalize_url
 from researchapp.models import Evidence, ResearchTask, Source, SubQuestion
 from researchapp.pipeline import runner
-from researchapp.pipeline.runner import rows
 from researchapp.pipeline.collector.passages import select_passages
+from researchapp.pipeline.runner import rows
 from researchapp.services.submission import task_submit
 from tests.conftest import wait_for, wait_for_status
 from tests.live import QUESTION, web_results

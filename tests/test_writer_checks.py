@@ -7,11 +7,13 @@ from dataclasses import replace
 from researchapp.core.enums import FindingStatus, Resolution, Stance
 from researchapp.pipeline.checker.mechanical import check_draft
 from researchapp.pipeline.values import (
+    Brief,
     CheckIssue,
     Claim,
     Draft,
     Evidence,
     EvidenceLink,
+    Ledger,
     ReviewedFinding,
     SubQuestion,
 )
@@ -100,9 +102,8 @@ FINDINGS = (SUPPORTED, DISPUTED, GAP)
 
 
 def check(draft: Draft, *, ledger=LEDGER, snapshots=SNAPSHOTS, findings=FINDINGS) -> list[CheckIssue]:
-    return check_draft(
-        draft, evidence=ledger, snapshots=snapshots, subquestions=SUBQUESTIONS, findings=findings
-    )
+    brief = Brief(QUESTION, SUBQUESTIONS, tuple(findings))
+    return check_draft(draft, brief, Ledger(evidence=ledger, snapshots=snapshots))
 
 
 def test_it_writes_a_report_that_passes_every_check() -> None:

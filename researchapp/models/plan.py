@@ -2,8 +2,10 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from researchapp.models.status import StatusMachine
+from researchapp.models.task import Gate
 
 
 class PlanQuerySet(models.QuerySet):
@@ -22,6 +24,8 @@ class Plan(StatusMachine):
         APPROVED = "approved"
         REJECTED = "rejected"
 
+    # The status machine's table, as every model with a status has one (see models.status); a plan's
+    # moves are decisions at its gate, so each state it can reach is final.
     TRANSITIONS = {
         Status.DRAFT: frozenset({Status.APPROVED, Status.REJECTED}),
         Status.APPROVED: frozenset(),
@@ -50,6 +54,18 @@ class Plan(StatusMachine):
     @property
     def is_editable(self) -> bool:
         return self.status == self.Status.DRAFT
+
+    def decide(self, to: str, *, actor, message: str, **fields) -> None:
+        """An analyst approves or rejects this draft: recorded with who decided and when."""
+        self.transition(
+            to,
+            actor=actor,
+            stage=Gate.PLAN_REVIEW,
+            message=message,
+            decided_by=actor,
+            decided_at=timezone.now(),
+            **fields,
+        )
 
     def event_task_id(self) -> int:
         return self.task_id

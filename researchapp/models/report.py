@@ -2,8 +2,10 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from researchapp.models.status import StatusMachine
+from researchapp.models.task import Gate
 
 
 class ImmutableReport(Exception):
@@ -23,6 +25,8 @@ class ReportDraft(StatusMachine):
         APPROVED = "approved"
         SENT_BACK = "sent_back"
 
+    # The status machine's table, as every model with a status has one (see models.status); a
+    # report draft's moves are decisions at its gate, so each state it can reach is final.
     TRANSITIONS = {
         Status.CHECKED: frozenset({Status.APPROVED, Status.SENT_BACK}),
         Status.FAILED_CHECKS: frozenset(),
@@ -64,6 +68,12 @@ class ReportDraft(StatusMachine):
         if self.pk and type(self).objects.filter(pk=self.pk, status=self.Status.APPROVED).exists():
             raise ImmutableReport(f"report {self.pk} is approved and cannot change")
         super().save(*args, **kwargs)
+
+    def decide(self, to: str, *, actor, message: str, **fields) -> None:
+        """An analyst approves this draft or sends it back; approval records who and when."""
+        if to == self.Status.APPROVED:
+            fields.update(approved_by=actor, approved_at=timezone.now())
+        self.transition(to, actor=actor, stage=Gate.REPORT_REVIEW, message=message, **fields)
 
     def event_task_id(self) -> int:
         return self.task_id

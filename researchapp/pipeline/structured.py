@@ -18,12 +18,11 @@ import json
 import re
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from researchapp.pipeline.values import Evidence, LLMUsage, UsageLog
-from researchapp.providers.base import ChatClient, ChatReply, ProviderError
+from researchapp.providers.base import ChatClient, ChatReply, ChatRequest, ProviderError
 
-T = TypeVar("T")
 Message = dict[str, str]
 
 UNTRUSTED_NOTICE = (
@@ -78,6 +77,15 @@ def field_of(data: dict[str, Any], name: str, kind: type, where: str) -> Any:
     return value
 
 
+def objects_in(data: dict[str, Any], name: str, where: str) -> list[tuple[str, dict[str, Any]]]:
+    """The objects of the array ``data[name]``, each with where it is ("claims[2]") for messages."""
+    items = field_of(data, name, list, where)
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise AnswerRejected(f"{name}[{index}] must be an object")
+    return [(f"{name}[{index}]", item) for index, item in enumerate(items)]
+
+
 def text_of(data: dict[str, Any], name: str, where: str) -> str:
     value = field_of(data, name, str, where).strip()
     if not value:
@@ -94,7 +102,31 @@ def evidence_id_of(value: Any, where: str, allowed: set[int]) -> int:
     return value
 
 
-def ask(
+class ModelStage:
+    """A stage that asks a chat model for one structured answer: its client, its model and schema."""
+
+    name = "openai"
+    stage: str  # "plan", "analyse", "write": recorded with every call
+    schema: dict[str, Any]
+
+    def __init__(self, client: ChatClient, *, model: str):
+        self.client = client
+        self.model = model
+
+    def ask[T](self, messages: list[Message], interpret: Callable[[dict[str, Any]], T], usage: UsageLog) -> T:
+        return ask(
+            self.client,
+            stage=self.stage,
+            model=self.model,
+            schema_name=self.stage,
+            schema=self.schema,
+            messages=messages,
+            interpret=interpret,
+            usage=usage,
+        )
+
+
+def ask[T](
     client: ChatClient,
     *,
     stage: str,
@@ -113,14 +145,8 @@ def ask(
         "json_schema": {"name": schema_name, "schema": schema, "strict": True},
     }
     for attempt in (1, 2):
-        reply = _complete(
-            client,
-            stage=stage,
-            model=model,
-            messages=conversation,
-            response_format=response_format,
-            usage=usage,
-        )
+        request = ChatRequest(model=model, messages=conversation, response_format=response_format)
+        reply = _complete(client, request, stage=stage, usage=usage)
         try:
             result = interpret(decode_json(reply.content, finish_reason=reply.finish_reason))
         except AnswerRejected as rejection:
@@ -142,23 +168,15 @@ def ask(
     raise AssertionError("unreachable: the loop returns or raises")
 
 
-def _complete(
-    client: ChatClient,
-    *,
-    stage: str,
-    model: str,
-    messages: list[Message],
-    response_format: dict[str, Any],
-    usage: UsageLog,
-) -> ChatReply:
+def _complete(client: ChatClient, request: ChatRequest, *, stage: str, usage: UsageLog) -> ChatReply:
     started = time.monotonic()
     try:
-        return client.complete(model=model, messages=messages, response_format=response_format)
+        return client.complete(request)
     except ProviderError as failure:
         usage.record(
             LLMUsage(
                 stage=stage,
-                model=model,
+                model=request.model,
                 tokens_in=0,  # a failed request is not billed; the API reports no usage for it
                 tokens_out=0,
                 latency_ms=int((time.monotonic() - started) * 1000),

@@ -8,6 +8,7 @@ stances, resolutions) in ``researchapp.core``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from researchapp.core.enums import FindingStatus, Intent, Resolution, Stance
@@ -163,6 +164,24 @@ class CheckIssue:
     code: str  # "unknown_evidence", "quote_mismatch", "number_not_in_quote", "uncovered", "uncited"
     message: str
     claim_index: int | None = None
+
+
+@dataclass(frozen=True)
+class Brief:
+    """What a writer is given, and what its draft is checked against."""
+
+    question: str
+    subquestions: tuple[SubQuestion, ...]
+    findings: tuple[ReviewedFinding, ...]
+    feedback: tuple[CheckIssue, ...] = ()  # the last check's issues, or the analyst's comments
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """The cited evidence as stored, and the snapshot (by source id) each quote was cut from."""
+
+    evidence: Mapping[int, Evidence]
+    snapshots: Mapping[int, str]
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,16 @@ class Document:
 
 
 @dataclass(frozen=True)
+class ChatRequest:
+    """One call to a chat model: the conversation so far and the shape the answer must take."""
+
+    model: str
+    messages: list[dict[str, str]]
+    response_format: dict[str, Any] | None = None
+    max_tokens: int | None = None
+
+
+@dataclass(frozen=True)
 class ChatReply:
     """One answer of a chat model, as the API returned it."""
 
@@ -84,11 +94,4 @@ class Fetcher(Protocol):
 class ChatClient(Protocol):
     """A chat-completions API. Raises ``ProviderError`` (retryable or not) when the call fails."""
 
-    def complete(
-        self,
-        *,
-        model: str,
-        messages: list[dict[str, str]],
-        response_format: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
-    ) -> ChatReply: ...
+    def complete(self, request: ChatRequest) -> ChatReply: ...

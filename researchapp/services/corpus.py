@@ -10,6 +10,7 @@ from pathlib import Path
 from django.db import transaction
 
 from researchapp.models import Corpus, CorpusDocument
+from researchapp.providers.base import Document
 from researchapp.providers.fetch.extract import extract_html
 
 SUFFIXES = (".html", ".htm", ".md", ".markdown", ".txt")
@@ -19,14 +20,6 @@ MAX_FILE_BYTES = 20_000_000
 
 class BadDocument(ValueError):
     """A file or record that cannot become a document; the message says why."""
-
-
-@dataclass(frozen=True)
-class ParsedDocument:
-    url: str
-    title: str
-    text: str
-    published: date | None = None
 
 
 @dataclass
@@ -81,7 +74,7 @@ def front_matter(text: str, name: str) -> tuple[dict[str, str], str]:
     return fields, body
 
 
-def parse_file(path: Path, *, url: str) -> ParsedDocument:
+def parse_file(path: Path, *, url: str) -> Document:
     name = path.name
     raw = path.read_bytes()
     if len(raw) > MAX_FILE_BYTES:
@@ -89,7 +82,7 @@ def parse_file(path: Path, *, url: str) -> ParsedDocument:
     text = decode(raw, name)
     if path.suffix.lower() in (".html", ".htm"):
         title, text, published = from_html(text, url, name)
-        return ParsedDocument(url, title or path.stem, text, published)
+        return Document(url, title or path.stem, text, published)
     fields, text = front_matter(text.replace("\r\n", "\n"), name)
     text = text.strip()
     if len(text) < MIN_TEXT_CHARS:
@@ -100,12 +93,12 @@ def parse_file(path: Path, *, url: str) -> ParsedDocument:
             published = date.fromisoformat(fields["published"][:10])
         except ValueError:
             raise BadDocument(f"{name}: published is not an ISO date") from None
-    return ParsedDocument(
+    return Document(
         fields.get("url") or url, fields.get("title") or title_of_text(text, path.stem), text, published
     )
 
 
-def parse_jsonl(path: Path) -> list[ParsedDocument]:
+def parse_jsonl(path: Path) -> list[Document]:
     """Every line must be a good record, or the file is skipped whole."""
     text = decode(path.read_bytes(), path.name)
     documents = []
@@ -134,13 +127,13 @@ def parse_jsonl(path: Path) -> list[ParsedDocument]:
             title, published = record.get("title") or title, published or found
         else:
             raise BadDocument(f"{where}: a record needs text or html")
-        documents.append(ParsedDocument(str(record["url"]), str(title)[:500], body, published))
+        documents.append(Document(str(record["url"]), str(title)[:500], body, published))
     if not documents:
         raise BadDocument(f"{path.name}: no records")
     return documents
 
 
-def store(corpus: Corpus, documents: list[ParsedDocument], report: ImportReport) -> None:
+def store(corpus: Corpus, documents: list[Document], report: ImportReport) -> None:
     with transaction.atomic():
         for doc in documents:
             existing = CorpusDocument.objects.filter(corpus=corpus, url=doc.url).first()

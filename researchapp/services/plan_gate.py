@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
 
 from researchapp.models import Gate, Plan, ResearchTask, StaleState, SubQuestion
 from researchapp.services.dispatch import Job, enqueue
@@ -68,27 +67,19 @@ def plan_update(*, plan: Plan, actor, subquestions: list[SubQuestionEdit]) -> Pl
     return plan
 
 
+def _note(note: str) -> str:
+    return f" ({note})" if note else ""
+
+
 def plan_approve(*, plan: Plan, actor, note: str = "") -> Plan:
     """Freeze the plan and start collecting every sub-question in parallel."""
     with transaction.atomic():
         plan = locked_draft(plan)
-        plan.transition(
-            Plan.Status.APPROVED,
-            actor=actor,
-            stage=Gate.PLAN_REVIEW,
-            message=f"Plan v{plan.version} approved{f' ({note})' if note else ''}.",
-            decided_by=actor,
-            decided_at=timezone.now(),
-        )
-        task = plan.task
-        task.transition(
-            Status.COLLECTING,
-            actor=actor,
-            stage=Gate.PLAN_REVIEW,
-            message=f"Collecting for the {plan.subquestions.count()} sub-questions of plan v{plan.version}.",
-            data={"plan": plan.pk},
-        )
-        enqueue_collection(task, list(plan.subquestions.values_list("pk", flat=True)))
+        plan.decide(Plan.Status.APPROVED, actor=actor, message=f"Plan v{plan.version} approved{_note(note)}.")
+        subquestions = list(plan.subquestions.values_list("pk", flat=True))
+        message = f"Collecting for the {len(subquestions)} sub-questions of plan v{plan.version}."
+        plan.task.transition(Status.COLLECTING, actor=actor, stage=Gate.PLAN_REVIEW, message=message)
+        enqueue_collection(plan.task, subquestions)
     return plan
 
 
@@ -99,17 +90,13 @@ def plan_reject(*, plan: Plan, actor, feedback: str) -> Plan:
         raise ValidationError("Say what should change: the feedback goes to the planner.")
     with transaction.atomic():
         plan = locked_draft(plan)
-        plan.transition(
+        plan.decide(
             Plan.Status.REJECTED,
             actor=actor,
-            stage=Gate.PLAN_REVIEW,
             message=f"Plan v{plan.version} rejected: {feedback}",
             feedback=feedback,
-            decided_by=actor,
-            decided_at=timezone.now(),
         )
-        plan.task.transition(
-            Status.PLANNING, actor=actor, stage=Gate.PLAN_REVIEW, message="The planner is revising the plan."
-        )
+        message = "The planner is revising the plan."
+        plan.task.transition(Status.PLANNING, actor=actor, stage=Gate.PLAN_REVIEW, message=message)
         enqueue(Job.PLAN, plan.task_id)
     return plan

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
 
 from researchapp.models import Gate, ReportDraft, ResearchTask, StaleState
 from researchapp.pipeline import runner
@@ -32,21 +31,10 @@ def report_approve(*, draft: ReportDraft, actor, note: str = "") -> ReportDraft:
                 "The draft fails its checks and cannot be approved: "
                 + "; ".join(i.message for i in issues[:5])
             )
-        draft.transition(
-            ReportDraft.Status.APPROVED,
-            actor=actor,
-            stage=Gate.REPORT_REVIEW,
-            message=f"Report v{draft.version} approved{f' ({note})' if note else ''}.",
-            approved_by=actor,
-            approved_at=timezone.now(),
-        )
-        draft.task.transition(
-            Status.APPROVED,
-            actor=actor,
-            stage=Gate.REPORT_REVIEW,
-            message="The task is done: its report is approved.",
-            data={"draft": draft.pk},
-        )
+        message = f"Report v{draft.version} approved{f' ({note})' if note else ''}."
+        draft.decide(ReportDraft.Status.APPROVED, actor=actor, message=message)
+        message = "The task is done: its report is approved."
+        draft.task.transition(Status.APPROVED, actor=actor, stage=Gate.REPORT_REVIEW, message=message)
     return draft
 
 
@@ -56,19 +44,14 @@ def report_send_back(*, draft: ReportDraft, actor, comments: str) -> ReportDraft
         raise ValidationError("Say what the writer should change.")
     with transaction.atomic():
         draft = locked_current_draft(draft)
-        draft.transition(
-            ReportDraft.Status.SENT_BACK,
-            actor=actor,
-            stage=Gate.REPORT_REVIEW,
-            message=f"Report v{draft.version} sent back: {comments}",
-            feedback=comments,
-        )
-        task = draft.task
+        message = f"Report v{draft.version} sent back: {comments}"
+        draft.decide(ReportDraft.Status.SENT_BACK, actor=actor, message=message, feedback=comments)
+        task, message = draft.task, "The writer is revising the report."
         task.transition(
             Status.WRITING,
             actor=actor,
             stage=Gate.REPORT_REVIEW,
-            message="The writer is revising the report.",
+            message=message,
             write_pass=task.write_pass + 1,
         )
         enqueue(Job.WRITE, task.pk)

@@ -74,11 +74,9 @@ def stage_plan(task: ResearchTask) -> None:
     if task.status != Status.PLANNING:
         return
     plan = runner.run_plan(task)
+    message = f"Plan v{plan.version} ready: {plan.subquestions.count()} sub-questions ({plan.intent})."
     task.transition(
-        Status.AWAITING_PLAN_REVIEW,
-        stage=Stage.PLANNING,
-        message=f"Plan v{plan.version} ready: {plan.subquestions.count()} sub-questions ({plan.intent}).",
-        data={"plan": plan.pk},
+        Status.AWAITING_PLAN_REVIEW, stage=Stage.PLANNING, message=message, data={"plan": plan.pk}
     )
     if task.auto_approve:
         plan_approve(plan=plan, actor=None, note="auto-approved")
@@ -133,11 +131,9 @@ def stage_write(task: ResearchTask) -> None:
             f"{draft.revision} attempts: {problems}",
         )
         return
+    message = f"Report draft v{draft.version} passed every check."
     task.transition(
-        Status.AWAITING_REPORT_REVIEW,
-        stage=Stage.WRITING,
-        message=f"Report draft v{draft.version} passed every check.",
-        data={"draft": draft.pk},
+        Status.AWAITING_REPORT_REVIEW, stage=Stage.WRITING, message=message, data={"draft": draft.pk}
     )
     if task.auto_approve:
         report_approve(draft=draft, actor=None, note="auto-approved")

@@ -6,36 +6,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from researchapp.core.enums import FindingStatus, Stance
+from researchapp.pipeline import structured
 from researchapp.pipeline.analyser.extractive import insufficient_finding
-from researchapp.pipeline.structured import (
-    UNTRUSTED_NOTICE,
-    AnswerRejected,
-    Message,
-    ask,
-    defuse,
-    evidence_id_of,
-    field_of,
-    json_object,
-    text_of,
-    untrusted_source,
-)
 from researchapp.pipeline.values import Evidence, EvidenceLink, ProposedFinding, SubQuestion, UsageLog
-from researchapp.providers.base import ChatClient
 
-SCHEMA_NAME = "analyse"
-
-SCHEMA: dict[str, Any] = json_object(
+SCHEMA: dict[str, Any] = structured.json_object(
     {
         "findings": {
             "type": "array",
-            "items": json_object(
+            "items": structured.json_object(
                 {
                     "statement": {"type": "string"},
                     "status": {"type": "string", "enum": ["supported", "conflict"]},
                     "evidence": {
                         "type": "array",
                         "minItems": 1,
-                        "items": json_object(
+                        "items": structured.json_object(
                             {
                                 "id": {"type": "integer"},
                                 "stance": {"type": "string", "enum": ["supports", "contradicts"]},
@@ -49,7 +35,7 @@ SCHEMA: dict[str, Any] = json_object(
 )
 
 SYSTEM = f"""You analyse passages quoted from web sources for one research sub-question.
-{UNTRUSTED_NOTICE}
+{structured.UNTRUSTED_NOTICE}
 - Propose findings: each is one factual statement that the passages you cite actually state. \
 Use no outside knowledge.
 - Cite passages by their numeric id (E12 is cited as 12). Cite only ids that appear below.
@@ -61,14 +47,11 @@ or yes/no answers). Cite both sides: stance "supports" for passages that state t
 Answer with one JSON object that matches the schema, nothing else."""
 
 
-class ModelAnalyser:
+class ModelAnalyser(structured.ModelStage):
     """``Analyser`` through a chat model; ``model`` is this stage's model (settings choose it)."""
 
-    name = "openai"
-
-    def __init__(self, client: ChatClient, *, model: str):
-        self.client = client
-        self.model = model
+    stage = "analyse"
+    schema = SCHEMA
 
     def analyse(
         self, subquestion: SubQuestion, evidence: Sequence[Evidence], *, usage: UsageLog
@@ -76,24 +59,19 @@ class ModelAnalyser:
         if not evidence:
             # Nothing to read: saying so needs no model, and a model asked anyway tends to guess.
             return [insufficient_finding(subquestion)]
-        proposed = ask(
-            self.client,
-            stage="analyse",
-            model=self.model,
-            schema_name=SCHEMA_NAME,
-            schema=SCHEMA,
-            messages=analyse_messages(subquestion, evidence),
-            interpret=lambda data: findings_from_answer(data, subquestion, evidence),
-            usage=usage,
+        proposed = self.ask(
+            analyse_messages(subquestion, evidence),
+            lambda data: findings_from_answer(data, subquestion, evidence),
+            usage,
         )
         # The model found nothing relevant in the passages: that is an evidence gap, not silence.
         return proposed or [insufficient_finding(subquestion)]
 
 
-def analyse_messages(subquestion: SubQuestion, evidence: Sequence[Evidence]) -> list[Message]:
-    passages = "\n".join(untrusted_source(item) for item in evidence)
+def analyse_messages(subquestion: SubQuestion, evidence: Sequence[Evidence]) -> list[structured.Message]:
+    passages = "\n".join(structured.untrusted_source(item) for item in evidence)
     user = (
-        f'<subquestion id="{subquestion.id}">{defuse(subquestion.text)}</subquestion>\n\n'
+        f'<subquestion id="{subquestion.id}">{structured.defuse(subquestion.text)}</subquestion>\n\n'
         f"<passages>\n{passages}\n</passages>"
     )
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
@@ -104,22 +82,22 @@ def findings_from_answer(
 ) -> list[ProposedFinding]:
     """1. check every finding and link; 2. compute confidence from clusters; 3. key it stably."""
     by_id = {item.id: item for item in evidence}
-    items = field_of(data, "findings", list, "the answer")
     drafts = []
-    for index, item in enumerate(items):
-        where = f"findings[{index}]"
-        if not isinstance(item, dict):
-            raise AnswerRejected(f"{where} must be an object")
-        statement = text_of(item, "statement", where)
-        status_name = field_of(item, "status", str, where)
+    for index, (where, item) in enumerate(structured.objects_in(data, "findings", "the answer")):
+        statement = structured.text_of(item, "statement", where)
+        status_name = structured.field_of(item, "status", str, where)
         if status_name not in (FindingStatus.SUPPORTED, FindingStatus.CONFLICT):
-            raise AnswerRejected(f"{where}.status must be 'supported' or 'conflict', got {status_name!r}")
-        links = _links(field_of(item, "evidence", list, where), f"{where}.evidence", set(by_id))
+            raise structured.AnswerRejected(
+                f"{where}.status must be 'supported' or 'conflict', got {status_name!r}"
+            )
+        links = _links(structured.field_of(item, "evidence", list, where), f"{where}.evidence", set(by_id))
         stances = {link.stance for link in links}
         if status_name == FindingStatus.SUPPORTED and Stance.CONTRADICTS in stances:
-            raise AnswerRejected(f"{where} cites contradicting evidence, so its status must be 'conflict'")
+            raise structured.AnswerRejected(
+                f"{where} cites contradicting evidence, so its status must be 'conflict'"
+            )
         if status_name == FindingStatus.CONFLICT and stances != {Stance.SUPPORTS, Stance.CONTRADICTS}:
-            raise AnswerRejected(
+            raise structured.AnswerRejected(
                 f"{where} is a conflict, so it must cite both supporting and contradicting evidence"
             )
         ids = ",".join(str(link.evidence_id) for link in sorted(links, key=lambda link: link.evidence_id))
@@ -138,17 +116,19 @@ def findings_from_answer(
 
 def _links(items: list[Any], where: str, allowed: set[int]) -> tuple[EvidenceLink, ...]:
     if not items:
-        raise AnswerRejected(f"{where} must cite at least one passage")
+        raise structured.AnswerRejected(f"{where} must cite at least one passage")
     links: dict[int, EvidenceLink] = {}
     for index, item in enumerate(items):
         if not isinstance(item, dict):
-            raise AnswerRejected(f"{where}[{index}] must be an object with 'id' and 'stance'")
-        evidence_id = evidence_id_of(item.get("id"), f"{where}[{index}].id", allowed)
-        stance_name = field_of(item, "stance", str, f"{where}[{index}]")
+            raise structured.AnswerRejected(f"{where}[{index}] must be an object with 'id' and 'stance'")
+        evidence_id = structured.evidence_id_of(item.get("id"), f"{where}[{index}].id", allowed)
+        stance_name = structured.field_of(item, "stance", str, f"{where}[{index}]")
         if stance_name not in (Stance.SUPPORTS, Stance.CONTRADICTS):
-            raise AnswerRejected(f"{where}[{index}].stance must be 'supports' or 'contradicts'")
+            raise structured.AnswerRejected(f"{where}[{index}].stance must be 'supports' or 'contradicts'")
         if evidence_id in links and links[evidence_id].stance != stance_name:
-            raise AnswerRejected(f"{where} cites passage {evidence_id} both as supporting and contradicting")
+            raise structured.AnswerRejected(
+                f"{where} cites passage {evidence_id} both as supporting and contradicting"
+            )
         links.setdefault(evidence_id, EvidenceLink(evidence_id, Stance(stance_name)))
     return tuple(links.values())
 

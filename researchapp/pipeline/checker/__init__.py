@@ -6,21 +6,12 @@ coverage); every issue it returns sends the draft back to its writer.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from researchapp.pipeline.values import CheckIssue, Draft, Evidence, ReviewedFinding, SubQuestion
+from researchapp.pipeline.values import Brief, CheckIssue, Draft, Ledger
 
 
 class Checker(Protocol):
     name: str
 
-    def check(
-        self,
-        draft: Draft,
-        *,
-        evidence: Mapping[int, Evidence],
-        snapshots: Mapping[int, str],
-        subquestions: Sequence[SubQuestion],
-        findings: Sequence[ReviewedFinding],
-    ) -> list[CheckIssue]: ...
+    def check(self, draft: Draft, brief: Brief, ledger: Ledger) -> list[CheckIssue]: ...

@@ -12,7 +12,13 @@ from collections.abc import Mapping, Sequence
 from researchapp.core.enums import Resolution
 from researchapp.pipeline.report import describe_claim, markers, report_bucket, stated_elsewhere
 from researchapp.pipeline.text.quantities import extract_quantities
-from researchapp.pipeline.values import CheckIssue, Draft, Evidence, ReviewedFinding, SubQuestion
+from researchapp.pipeline.values import (
+    Brief,
+    CheckIssue,
+    Draft,
+    Evidence,
+    Ledger,
+)
 
 _MARKER = re.compile(r"\s*\[E\d+\]")
 # Findings that account for a sub-question without a claim: reported as disputed or to verify,
@@ -65,7 +71,8 @@ def _check_claim(
             issues.append(
                 CheckIssue(
                     "quote_mismatch",
-                    f"[E{evidence_id}] does not match its source snapshot at {item.start}:{item.end}, cited by {named}",
+                    f"[E{evidence_id}] does not match its source snapshot at {item.start}:{item.end}, "
+                    f"cited by {named}",
                     index,
                 )
             )
@@ -91,18 +98,10 @@ def _check_claim(
     return issues
 
 
-def check_draft(
-    draft: Draft,
-    *,
-    evidence: Mapping[int, Evidence],
-    snapshots: Mapping[int, str],
-    subquestions: Sequence[SubQuestion],
-    findings: Sequence[ReviewedFinding],
-) -> list[CheckIssue]:
-    """Every problem with ``draft``; an empty list means it passes.
-
-    ``snapshots`` maps source id → the stored snapshot text quotes were cut from.
-    """
+def check_draft(draft: Draft, brief: Brief, ledger: Ledger) -> list[CheckIssue]:
+    """Every problem with ``draft``; an empty list means it passes."""
+    evidence, snapshots = ledger.evidence, ledger.snapshots
+    subquestions, findings = brief.subquestions, brief.findings
     issues: list[CheckIssue] = []
     for index, claim in enumerate(draft.claims):
         issues += _check_claim(
@@ -141,15 +140,5 @@ class MechanicalChecker:
 
     name = "mechanical"
 
-    def check(
-        self,
-        draft: Draft,
-        *,
-        evidence: Mapping[int, Evidence],
-        snapshots: Mapping[int, str],
-        subquestions: Sequence[SubQuestion],
-        findings: Sequence[ReviewedFinding],
-    ) -> list[CheckIssue]:
-        return check_draft(
-            draft, evidence=evidence, snapshots=snapshots, subquestions=subquestions, findings=findings
-        )
+    def check(self, draft: Draft, brief: Brief, ledger: Ledger) -> list[CheckIssue]:
+        return check_draft(draft, brief, ledger)

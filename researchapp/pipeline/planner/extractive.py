@@ -27,27 +27,63 @@ MAX_SUBQUESTIONS = 6
 _Template = tuple[str, str, str]
 
 _DESCRIPTIVE_EN: tuple[_Template, ...] = (
-    ("What are the key facts and figures about {s}?", "Grounds the report in checkable numbers.", "facts figures statistics"),
-    ("What are the recent developments in {s}?", "What changed lately may overturn older sources.", "latest news developments"),
-    ("What are the main limitations and risks of {s}?", "A fair picture includes the downsides.", "limitations risks criticism"),
+    (
+        "What are the key facts and figures about {s}?",
+        "Grounds the report in checkable numbers.",
+        "facts figures statistics",
+    ),
+    (
+        "What are the recent developments in {s}?",
+        "What changed lately may overturn older sources.",
+        "latest news developments",
+    ),
+    (
+        "What are the main limitations and risks of {s}?",
+        "A fair picture includes the downsides.",
+        "limitations risks criticism",
+    ),
     ("What are the causes and drivers behind {s}?", "Explains why, not only what.", "causes drivers reasons"),
-    ("How is {s} expected to change in the coming years?", "Outlook from sources that forecast.", "outlook forecast future"),
-)  # fmt: skip
+    (
+        "How is {s} expected to change in the coming years?",
+        "Outlook from sources that forecast.",
+        "outlook forecast future",
+    ),
+)
 _DESCRIPTIVE_ZH: tuple[_Template, ...] = (
     ("{s}有哪些关键事实和数据？", "用可核查的数字支撑报告。", "数据 统计"),
     ("{s}最近有哪些新进展？", "近期变化可能推翻旧的来源。", "最新 进展"),
     ("{s}有哪些主要局限和风险？", "完整的图景包括不利之处。", "风险 局限"),
     ("{s}背后的原因和驱动因素是什么？", "解释为什么，而不仅是什么。", "原因 驱动因素"),
     ("{s}未来几年预计会如何变化？", "来自预测类来源的展望。", "趋势 预测"),
-)  # fmt: skip
+)
 _COMPARATIVE_EN: tuple[_Template, ...] = (
     ("How do {a} and {b} differ in cost?", "Cost is usually the first trade-off.", "cost pricing price"),
-    ("How do {a} and {b} differ in performance?", "Performance claims need side-by-side evidence.", "performance benchmark efficiency speed"),
-    ("How do {a} and {b} differ in adoption and popularity?", "Adoption shows what others chose.", "adoption market share usage users"),
-    ("How do {a} and {b} differ in risks and limitations?", "Each option's weaknesses, compared.", "risks limitations drawbacks safety"),
-    ("What are the main differences between {a} and {b}?", "An overview before the details.", "differences comparison"),
-    ("For which use cases is {a} better suited than {b}, and vice versa?", "Which fits which need.", "use cases when to use"),
-)  # fmt: skip
+    (
+        "How do {a} and {b} differ in performance?",
+        "Performance claims need side-by-side evidence.",
+        "performance benchmark efficiency speed",
+    ),
+    (
+        "How do {a} and {b} differ in adoption and popularity?",
+        "Adoption shows what others chose.",
+        "adoption market share usage users",
+    ),
+    (
+        "How do {a} and {b} differ in risks and limitations?",
+        "Each option's weaknesses, compared.",
+        "risks limitations drawbacks safety",
+    ),
+    (
+        "What are the main differences between {a} and {b}?",
+        "An overview before the details.",
+        "differences comparison",
+    ),
+    (
+        "For which use cases is {a} better suited than {b}, and vice versa?",
+        "Which fits which need.",
+        "use cases when to use",
+    ),
+)
 _COMPARATIVE_ZH: tuple[_Template, ...] = (
     ("{a}和{b}在成本方面有何不同？", "成本通常是首要权衡。", "成本 价格"),
     ("{a}和{b}在性能方面有何不同？", "性能说法需要并列的证据。", "性能 评测 效率"),
@@ -55,15 +91,31 @@ _COMPARATIVE_ZH: tuple[_Template, ...] = (
     ("{a}和{b}在风险和局限方面有何不同？", "比较各自的弱点。", "风险 缺点"),
     ("{a}和{b}的主要区别是什么？", "先总览，再看细节。", "区别 对比"),
     ("{a}和{b}分别适合哪些场景？", "哪个适合哪种需求。", "适用场景"),
-)  # fmt: skip
+)
 _RECOMMENDATION_EN_T: tuple[_Template, ...] = (
     ("What options are available for {s}?", "The choice set comes first.", "options alternatives"),
-    ("What criteria matter most when deciding on {s}?", "Criteria make a recommendation checkable.", "criteria requirements"),
+    (
+        "What criteria matter most when deciding on {s}?",
+        "Criteria make a recommendation checkable.",
+        "criteria requirements",
+    ),
     ("What are the costs and benefits of {s}?", "Weighs what each choice gives and takes.", "costs benefits"),
-    ("What are the risks and limitations of {s}?", "A recommendation must name its risks.", "risks limitations"),
-    ("What do independent evaluations conclude about {s}?", "Independent tests beat vendor claims.", "evaluation benchmark review"),
-    ("What do experts recommend regarding {s}?", "Expert guidance, with its reasons.", "expert recommendation guidance"),
-)  # fmt: skip
+    (
+        "What are the risks and limitations of {s}?",
+        "A recommendation must name its risks.",
+        "risks limitations",
+    ),
+    (
+        "What do independent evaluations conclude about {s}?",
+        "Independent tests beat vendor claims.",
+        "evaluation benchmark review",
+    ),
+    (
+        "What do experts recommend regarding {s}?",
+        "Expert guidance, with its reasons.",
+        "expert recommendation guidance",
+    ),
+)
 _RECOMMENDATION_ZH_T: tuple[_Template, ...] = (
     ("{s}有哪些可选方案？", "先明确可选范围。", "方案 选择"),
     ("在{s}上做决定时最重要的标准是什么？", "标准让建议可以核查。", "标准 要求"),
@@ -71,7 +123,7 @@ _RECOMMENDATION_ZH_T: tuple[_Template, ...] = (
     ("{s}有哪些风险和局限？", "建议必须说明风险。", "风险 局限"),
     ("独立评测对{s}有何结论？", "独立测试胜过厂商宣传。", "评测 测试"),
     ("专家对{s}有何建议？", "专家意见及其理由。", "专家 建议"),
-)  # fmt: skip
+)
 
 _FEEDBACK_NOISE = frozenset(
     """please also more less focus include including add cover covering consider need needs needed

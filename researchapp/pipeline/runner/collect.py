@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, F, Max
 
 from researchapp.core.urls import normalize_url
-from researchapp.models import CorpusDocument, Event, Evidence, ResearchTask, Source, SubQuestion
+from researchapp.models import CorpusDocument, Event, Evidence, ResearchTask, Source, Stage, SubQuestion
 from researchapp.pipeline.collector import Collector
 from researchapp.pipeline.collector.clusters import cluster_sources, density
 from researchapp.pipeline.collector.local import LocalCorpus
@@ -99,7 +99,7 @@ def run_collect(
         return False
     collector = collector or collector_for(task)
     result = collector.collect(subquestion_value(subquestion, round_no=round_no), known_urls=known_urls(task))
-    record_warnings(task, "collecting", result.warnings)
+    record_warnings(task, Stage.COLLECTING, result.warnings)
     ResearchTask.objects.filter(pk=task.pk).update(
         searches=F("searches") + result.searches, pages_opened=F("pages_opened") + result.pages_opened
     )
@@ -113,7 +113,7 @@ def run_collect(
     )
     Event.objects.create(
         task=task,
-        stage="collecting",
+        stage=Stage.COLLECTING,
         kind=Event.Kind.PROGRESS,
         message=f"Sub-question {subquestion.order + 1}: {len(stored)} new sources, "
         f"{len(reused)} already known, {len(result.warnings)} warnings.",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import fields
+from typing import Any
 
-from django.db.models import F
+from django.db.models import F, Model
 
 from researchapp.core.enums import FindingStatus, Resolution, Stance
 from researchapp.models import Event, Evidence, Finding, LLMCall, ResearchTask, Source, SubQuestion
@@ -17,30 +19,24 @@ def subquestion_value(row: SubQuestion, *, round_no: int = 1) -> values.SubQuest
     return values.SubQuestion(id=row.pk, text=row.text, queries=tuple(queries), order=row.order)
 
 
+def value_of[V](cls: type[V], row: Model, **overrides: Any) -> V:
+    """The stage value ``cls`` made of ``row``'s attributes of the same names (and ``overrides``)."""
+    names = [field.name for field in fields(cls) if field.name not in overrides]  # type: ignore[arg-type]
+    return cls(**{name: getattr(row, name) for name in names}, **overrides)
+
+
 def source_value(row: Source) -> values.Source:
-    return values.Source(
-        id=row.pk,
-        url=row.url,
-        title=row.title,
-        text=row.text,
-        host=row.host,
-        density=row.density,
-        cluster=row.cluster,
-    )
+    return value_of(values.Source, row)
 
 
 def evidence_value(row: Evidence) -> values.Evidence:
-    return values.Evidence(
-        id=row.pk,
-        source_id=row.source_id,
-        subquestion_id=row.subquestion_id,
-        start=row.start,
-        end=row.end,
-        quote=row.quote,
-        score=row.score,
-        source_url=row.source.url,
-        source_title=row.source.title,
-        cluster=row.source.cluster or f"s{row.source_id}",
+    source = row.source
+    return value_of(
+        values.Evidence,
+        row,
+        source_url=source.url,
+        source_title=source.title,
+        cluster=source.cluster or f"s{row.source_id}",
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from django.db.models import Max
 
@@ -19,9 +20,7 @@ from researchapp.pipeline.runner.rows import (
 from researchapp.pipeline.runner.wiring import checker_for, writer_for
 
 
-def ledger_for(
-    task: ResearchTask, evidence_ids: Iterable[int]
-) -> tuple[dict[int, values.Evidence], dict[int, str]]:
+def ledger_for(task: ResearchTask, evidence_ids: Iterable[int]) -> values.Ledger:
     rows = Evidence.objects.filter(task=task, pk__in=set(evidence_ids)).select_related("source")
     evidence = {row.pk: evidence_value(row) for row in rows}
     snapshots = {row.source_id: row.source.text for row in rows}
@@ -29,7 +28,7 @@ def ledger_for(
     for row in rows:
         if row.source.sha256 != row.snapshot_sha256:
             snapshots[row.source_id] = ""
-    return evidence, snapshots
+    return values.Ledger(evidence=evidence, snapshots=snapshots)
 
 
 def report_findings(task: ResearchTask) -> list[values.ReviewedFinding]:
@@ -44,16 +43,18 @@ def report_findings(task: ResearchTask) -> list[values.ReviewedFinding]:
     return [finding_value(row) for row in rows]
 
 
-def check(
-    task: ResearchTask,
-    draft: values.Draft,
-    subquestions: list[values.SubQuestion],
-    findings: list[values.ReviewedFinding],
-) -> list[values.CheckIssue]:
-    evidence, snapshots = ledger_for(task, (i for c in draft.claims for i in c.evidence_ids))
-    return checker_for(task).check(
-        draft, evidence=evidence, snapshots=snapshots, subquestions=subquestions, findings=findings
+def brief_for(task: ResearchTask, feedback: tuple[values.CheckIssue, ...] = ()) -> values.Brief:
+    return values.Brief(
+        question=task.question,
+        subquestions=tuple(subquestion_value(sq) for sq in approved_subquestions(task)),
+        findings=tuple(report_findings(task)),
+        feedback=feedback,
     )
+
+
+def check(task: ResearchTask, draft: values.Draft, brief: values.Brief) -> list[values.CheckIssue]:
+    ledger = ledger_for(task, (i for claim in draft.claims for i in claim.evidence_ids))
+    return checker_for(task).check(draft, brief, ledger)
 
 
 def run_write(task: ResearchTask) -> ReportDraft:
@@ -61,8 +62,7 @@ def run_write(task: ResearchTask) -> ReportDraft:
 
     Drafts are keyed by (write pass, revision): a re-run reuses what an earlier run stored.
     """
-    subquestions = [subquestion_value(sq) for sq in approved_subquestions(task)]
-    findings = report_findings(task)
+    brief = brief_for(task)
     writer = writer_for(task)
     feedback: list[values.CheckIssue] = []
     previous = task.drafts.filter(write_pass=task.write_pass - 1).order_by("-revision").first()
@@ -74,10 +74,10 @@ def run_write(task: ResearchTask) -> ReportDraft:
         if stored is None:
             usage = values.UsageLog()
             try:
-                draft = writer.write(task.question, subquestions, findings, feedback=feedback, usage=usage)
+                draft = writer.write(replace(brief, feedback=tuple(feedback)), usage=usage)
             finally:
                 record_usage(task, usage)
-            issues = check(task, draft, subquestions, findings)
+            issues = check(task, draft, brief)
             version = (task.drafts.aggregate(v=Max("version"))["v"] or 0) + 1
             stored = ReportDraft.objects.create(
                 task=task,
@@ -113,5 +113,4 @@ def recheck(draft: ReportDraft) -> list[values.CheckIssue]:
             values.Claim(c["text"], tuple(c["evidence_ids"]), c.get("section", "")) for c in draft.claims
         ),
     )
-    subquestions = [subquestion_value(sq) for sq in approved_subquestions(task)]
-    return check(task, value, subquestions, report_findings(task))
+    return check(task, value, brief_for(draft.task))

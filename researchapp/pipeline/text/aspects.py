@@ -91,7 +91,8 @@ DIMENSIONS: tuple[Dimension, ...] = (
     _dimension(
         "benefits",
         "benefit benefits 收益",
-        "advantage advantages gain gains improve improved improvement saving savings save better 优点 优势 好处",
+        "advantage advantages gain gains improve improved improvement saving savings save better"
+        " 优点 优势 好处",
     ),
     _dimension(
         "evaluation",

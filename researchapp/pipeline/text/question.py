@@ -41,14 +41,18 @@ _RECOMMENDATION_ZH = re.compile(r"推荐|应该|哪个好|值得|怎么选|选�
 
 _COMPARE_EN = (
     re.compile(r"\bdifferences? between (?P<a>.+?) and (?P<b>.+)", re.IGNORECASE),
-    re.compile(r"\bcompar(?:e|ing|ison of|ison between) (?P<a>.+?) (?:and|with|to|against|vs\.?|versus) (?P<b>.+)", re.IGNORECASE),
+    re.compile(
+        r"\bcompar(?:e|ing|ison of|ison between) (?P<a>.+?) (?:and|with|to|against|vs\.?|versus) (?P<b>.+)",
+        re.IGNORECASE,
+    ),
     re.compile(r"(?P<a>.+?)\s+(?:vs\.?|versus)\s+(?P<b>.+)", re.IGNORECASE),
     re.compile(r"(?P<a>.+?)\s+(?:\w+er|more \w+|less \w+)\s+than\s+(?P<b>.+)", re.IGNORECASE),
 )  # fmt: skip
 # "A or B" offers a choice only in a question that asks to choose: "Should I use A or B?"
 _OR_OPTIONS = re.compile(r"(?P<a>.+?),?\s+or\s+(?P<b>.+)", re.IGNORECASE)
 _CHOICE_CUE = re.compile(
-    r"^(?:which|should|would|shall|is it better|what is better|what's better)\b|\b(?:better|prefer|choose|pick)\b",
+    r"^(?:which|should|would|shall|is it better|what is better|what's better)\b"
+    r"|\b(?:better|prefer|choose|pick)\b",
     re.IGNORECASE,
 )
 # Words that end an option and start the question's own context: "A or B *for* analytics".

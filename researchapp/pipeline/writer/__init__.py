@@ -6,21 +6,12 @@ implement ``Writer``; both render through ``render.render_draft``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Protocol
 
-from researchapp.pipeline.values import CheckIssue, Draft, ReviewedFinding, SubQuestion, UsageLog
+from researchapp.pipeline.values import Brief, Draft, UsageLog
 
 
 class Writer(Protocol):
     name: str
 
-    def write(
-        self,
-        question: str,
-        subquestions: Sequence[SubQuestion],
-        findings: Sequence[ReviewedFinding],
-        *,
-        feedback: Sequence[CheckIssue] = (),
-        usage: UsageLog,
-    ) -> Draft: ...
+    def write(self, brief: Brief, *, usage: UsageLog) -> Draft: ...

@@ -11,7 +11,15 @@ from researchapp.pipeline.report import claim_text_of, report_bucket, words_besi
 from researchapp.pipeline.text.relevance import GENERIC_TERMS, says_the_same
 from researchapp.pipeline.text.sentences import best_sentence
 from researchapp.pipeline.text.tokens import tokenize
-from researchapp.pipeline.values import CheckIssue, Claim, Draft, ReviewedFinding, SubQuestion, UsageLog
+from researchapp.pipeline.values import (
+    Brief,
+    CheckIssue,
+    Claim,
+    Draft,
+    ReviewedFinding,
+    SubQuestion,
+    UsageLog,
+)
 from researchapp.pipeline.writer.render import NEUTRAL_DISPUTE, render_draft
 
 # --- the extractive writer --------------------------------------------------------------------
@@ -130,13 +138,5 @@ class ExtractiveWriter:
 
     name = "extractive"
 
-    def write(
-        self,
-        question: str,
-        subquestions: Sequence[SubQuestion],
-        findings: Sequence[ReviewedFinding],
-        *,
-        feedback: Sequence[CheckIssue] = (),
-        usage: UsageLog,
-    ) -> Draft:
-        return write_extractive(question, subquestions, findings, feedback=feedback)
+    def write(self, brief: Brief, *, usage: UsageLog) -> Draft:
+        return write_extractive(brief.question, brief.subquestions, brief.findings, feedback=brief.feedback)

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import openai
 
-from researchapp.providers.base import ChatReply, ConfigurationError, ProviderError
+from researchapp.providers.base import ChatReply, ChatRequest, ConfigurationError, ProviderError
 
 
 class OpenAIChat:
@@ -47,28 +47,21 @@ class OpenAIChat:
             options["http_client"] = http_client
         self._client = openai.OpenAI(**options)
 
-    def complete(
-        self,
-        *,
-        model: str,
-        messages: list[dict[str, str]],
-        response_format: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
-    ) -> ChatReply:
+    def complete(self, request: ChatRequest) -> ChatReply:
         started = time.monotonic()
         options: dict[str, Any] = {}
-        if response_format is not None:
-            options["response_format"] = response_format
-        if max_tokens is not None:
-            options["max_tokens"] = max_tokens
+        if request.response_format is not None:
+            options["response_format"] = request.response_format
+        if request.max_tokens is not None:
+            options["max_tokens"] = request.max_tokens
         try:
             response = self._client.chat.completions.create(
-                model=model,
-                messages=messages,  # type: ignore[arg-type]  # plain dicts are the documented form
+                model=request.model,
+                messages=request.messages,  # type: ignore[arg-type]  # plain dicts are the documented form
                 **options,
             )
         except openai.OpenAIError as error:
-            raise provider_error_for(error, model=model) from error
+            raise provider_error_for(error, model=request.model) from error
         choice = response.choices[0] if response.choices else None
         message = choice.message if choice is not None else None
         content = message.content if message is not None else None
