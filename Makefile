@@ -44,8 +44,16 @@ test: install
 	DJANGO_ALLOW_ASYNC_UNSAFE=true \
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# Every check runs, then the target fails if any did. makemigrations reads models and migration files
+# only, so it gets an in-memory database and broker rather than whatever the environment points at.
 lint: install
-	$(PY) -m ruff check .
+	@failed=""; \
+	$(PY) -m ruff format --check . || failed="$$failed ruff-format"; \
+	$(PY) -m ruff check . || failed="$$failed ruff-check"; \
+	DATABASE_URL=sqlite://:memory: CELERY_BROKER_URL=memory:// \
+		$(PY) manage.py makemigrations --check --dry-run || failed="$$failed makemigrations"; \
+	$(VENV)/bin/lint-imports || failed="$$failed import-linter"; \
+	if [ -n "$$failed" ]; then echo "make lint failed:$$failed" >&2; exit 1; fi
 
 # The dev lock is compiled against the runtime lock, so both pin the same runtime versions.
 LOCK_FLAGS := --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links
