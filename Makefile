@@ -8,19 +8,26 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/10
+# pyproject.toml keeps the ranges; these pin every package with its hashes (`make lock` writes them).
+# The runtime lock is what the Dockerfile installs; .venv installs the dev lock (runtime + test + lint).
+RUNTIME_LOCK := requirements.txt
+DEV_LOCK := requirements-dev.txt
+# e.g. `make lock LOCK_ARGS=--upgrade` or `LOCK_ARGS="--upgrade-package django"`
+LOCK_ARGS ?=
 
-.PHONY: run test install lint bench clean
+.PHONY: run test install lint lock bench clean
 
 # Find a Python 3.12+ (pyenv's shim honours .python-version; fall back to any python3.1x on PATH).
 PYTHON := $(shell for c in python3 python3.14 python3.13 python3.12; do \
 	if command -v $$c >/dev/null 2>&1 && $$c -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; \
 	then echo $$c; break; fi; done)
 
-$(VENV)/.installed: pyproject.toml
+# The project itself is not installed: manage.py, `python -m pytest`, celery and gunicorn all run from
+# the repo root with it on sys.path. A fresh venv each time the lock changes, so .venv is the lock exactly.
+$(VENV)/.installed: $(DEV_LOCK) $(RUNTIME_LOCK)
 	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.12 or newer is needed (Django 6); none was found on PATH." >&2; exit 1; fi
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PYTHON) -m venv --clear $(VENV)
+	$(PY) -m pip install --quiet --require-hashes -r $(DEV_LOCK)
 	@touch $@
 
 install: $(VENV)/.installed
@@ -37,8 +44,24 @@ test: install
 	DJANGO_ALLOW_ASYNC_UNSAFE=true \
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# Every check runs, then the target fails if any did. makemigrations reads models and migration files
+# only, so it gets an in-memory database and broker rather than whatever the environment points at.
 lint: install
-	$(PY) -m ruff check .
+	@failed=""; \
+	$(PY) -m ruff format --check . || failed="$$failed ruff-format"; \
+	$(PY) -m ruff check . || failed="$$failed ruff-check"; \
+	DATABASE_URL=sqlite://:memory: CELERY_BROKER_URL=memory:// \
+		$(PY) manage.py makemigrations --check --dry-run || failed="$$failed makemigrations"; \
+	$(VENV)/bin/lint-imports || failed="$$failed import-linter"; \
+	if [ -n "$$failed" ]; then echo "make lint failed:$$failed" >&2; exit 1; fi
+
+# The dev lock is compiled against the runtime lock, so both pin the same runtime versions.
+LOCK_FLAGS := --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links
+lock: install
+	CUSTOM_COMPILE_COMMAND="make lock" $(VENV)/bin/pip-compile $(LOCK_FLAGS) $(LOCK_ARGS) \
+		--output-file $(RUNTIME_LOCK) pyproject.toml
+	CUSTOM_COMPILE_COMMAND="make lock" $(VENV)/bin/pip-compile $(LOCK_FLAGS) $(LOCK_ARGS) \
+		--extra test --extra dev --constraint $(RUNTIME_LOCK) --output-file $(DEV_LOCK) pyproject.toml
 
 bench: install
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) -m bench.run

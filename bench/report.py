@@ -22,7 +22,8 @@ def _cell(text: str) -> str:
 def markdown(record: dict) -> str:
     m = record["machine"]
     lines = [
-        f"Run of {record['date']} on commit `{record['commit']}`, {record.get('total_seconds', '?')} s in all.",
+        f"Run of {record['date']} on commit `{record['commit']}`, "
+        f"{record.get('total_seconds', '?')} s in all.",
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gb']} GB RAM, Python {m['python']}, "
         f"{m['platform']}; load average at the start {m.get('load_average_1_5_15')}, at the end "
         f"{m.get('load_average_1_5_15_at_end')} (the benchmarks' own servers and workers count in it, and so "

@@ -150,9 +150,8 @@ def main() -> None:
     )
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-    print(
-        f"written: {args.output.relative_to(PROJECT_ROOT) if args.output.is_relative_to(PROJECT_ROOT) else args.output}"
-    )
+    shown = args.output.relative_to(PROJECT_ROOT) if args.output.is_relative_to(PROJECT_ROOT) else args.output
+    print(f"written: {shown}")
 
 
 if __name__ == "__main__":

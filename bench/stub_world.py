@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, replace
 from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, override
 
 from tests.stubs.openai_api import StubOpenAI, by_stage, schema_name
 from tests.stubs.tavily_api import StubTavily, tavily_result
@@ -46,7 +46,8 @@ SUBQUESTIONS = (
         "What is the daily ridership of the {city} tram line?",
         ("{city} tram ridership", "{city} tram passengers per day"),
         "The {city} tram line carried {n:,} passengers a day in {year}, according to {org}. "
-        "Ridership on weekdays peaks between seven and nine in the morning, when trams run every {m} minutes.",
+        "Ridership on weekdays peaks between seven and nine in the morning, "
+        "when trams run every {m} minutes.",
     ),
     (
         "How punctual is the {city} tram service?",
@@ -64,7 +65,8 @@ SUBQUESTIONS = (
         "How safe is the {city} tram line?",
         ("{city} tram safety record", "{city} tram accidents"),
         "The {city} tram line has a good safety record: {org} counted {m} accidents in {year}, all of them "
-        "collisions with cars at unsignalled crossings and none fatal; {p} of those crossings now have barriers.",
+        "collisions with cars at unsignalled crossings and none fatal; "
+        "{p} of those crossings now have barriers.",
     ),
     (
         "What do riders think of the {city} tram line?",
@@ -168,6 +170,7 @@ class _SiteHandler(BaseHTTPRequestHandler):
     server: _Site
     protocol_version = "HTTP/1.0"
 
+    @override
     def log_message(self, format: str, *args: object) -> None:
         return
 

@@ -95,8 +95,8 @@ def run(args: argparse.Namespace) -> list[Figure]:
                         round(per_minute, 1),
                         "tasks/min",
                         note=f"{batch.done}/{args.tasks} approved in {batch.wall:.1f}s; "
-                        f"{dict(batch.statuses)}; latencies x{args.scale}, searches {search_rate:g}/s; CPU: workers "
-                        f"{worker_cpu:.0f}s, stubs+bench {own_cpu:.0f}s"
+                        f"{dict(batch.statuses)}; latencies x{args.scale}, searches {search_rate:g}/s; "
+                        f"CPU: workers {worker_cpu:.0f}s, stubs+bench {own_cpu:.0f}s"
                         + (f"; {batch.failures[0][:200]}" if batch.failures else ""),
                     )
                 )

@@ -62,7 +62,8 @@ def token_figures(result: dict) -> list[Figure]:
         Figure(
             NAME,
             "evidence, findings, claims",
-            f"{costs['evidence']} quotes, {sum(costs['findings'].values())} findings, {costs['claims']} claims",
+            f"{costs['evidence']} quotes, {sum(costs['findings'].values())} findings, "
+            f"{costs['claims']} claims",
             note=", ".join(f"{k} {v}" for k, v in sorted(costs["findings"].items())),
         ),
     ]

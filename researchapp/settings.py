@@ -1,30 +1,84 @@
 """Settings for the embedded profile (SQLite, a filesystem broker, offline providers).
 
 Everything a deployment changes comes from the environment; ``settings_production`` tightens the
-rest. Every variable read here is documented in README.md.
+rest. Every variable read here is documented in README.md. A malformed value stops the process with
+ImproperlyConfigured naming the variable, rather than quietly meaning something else. Importing this
+module creates nothing: ``ResearchConfig.ready`` makes the folders the embedded profile writes to.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
-
-BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(os.environ.get("RESEARCH_VAR_DIR", BASE_DIR / "var"))
-VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 
 def env_bool(name: str, default: bool) -> bool:
     value = os.environ.get(name)
-    return default if value is None else value.strip().lower() in {"1", "true", "yes", "on"}
+    if value is None:
+        return default
+    word = value.strip().lower()
+    if word in {"1", "true", "yes", "on"}:
+        return True
+    if word in {"0", "false", "no", "off"}:
+        return False
+    raise ImproperlyConfigured(f"{name}={value!r} is not a boolean: use true/false, 1/0, yes/no or on/off.")
+
+
+def env_int(name: str, default: int, *, minimum: int) -> int:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    try:
+        number = int(value.strip())
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not a whole number.") from None
+    if number < minimum:
+        raise ImproperlyConfigured(f"{name}={value!r} is below its minimum, {minimum}.")
+    return number
+
+
+def env_positive_float(name: str, default: float) -> float:
+    """Every fractional setting is a rate or a timeout, so it must be a finite number above zero."""
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    try:
+        number = float(value.strip())
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not a number.") from None
+    if not (math.isfinite(number) and number > 0):
+        raise ImproperlyConfigured(f"{name}={value!r} must be a finite number above zero.")
+    return number
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    if value.strip() not in choices:
+        raise ImproperlyConfigured(f"{name}={value!r} is not one of: {', '.join(choices)}.")
+    return value.strip()
 
 
 def env_list(name: str, default: str = "") -> list[str]:
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+    """Comma-separated; an item with a space inside is a typo (a missing comma), not a host or origin."""
+    value = os.environ.get(name, default)
+    items = [item.strip() for item in value.split(",") if item.strip()]
+    for item in items:
+        if any(character.isspace() for character in item):
+            raise ImproperlyConfigured(
+                f"{name}={value!r}: {item!r} has a space in it; separate items with commas."
+            )
+    return items
 
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("RESEARCH_VAR_DIR", BASE_DIR / "var"))
 
 # The embedded profile is for one person on their own machine; production overrides these.
 PROFILE = "embedded"
@@ -101,8 +155,9 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
     }
-    # A file, not shared-cache memory, so tests with a worker in threads lock like `make run` does.
-    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
+    if DATABASES["default"]["NAME"] != ":memory:":
+        # A file, not shared-cache memory, so tests with a worker in threads lock like `make run` does.
+        DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -140,8 +195,6 @@ CACHES = {
 BROKER_DIR = VAR_DIR / "broker"
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
-    for sub in ("queue", "processed", "control"):
-        (BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(BROKER_DIR / "queue"),
         "data_folder_out": str(BROKER_DIR / "queue"),
@@ -152,7 +205,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # A message taken by a worker that dies unacknowledged goes back to the queue after this long.
     CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))
+        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1)
     }
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_BACKEND = None
@@ -163,38 +216,39 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 # --- Research -------------------------------------------------------------------------------
+# Allowed values are written at the call: an upper-case constant in this module would become a setting.
 RESEARCH = {
     # "local" searches the corpus stored in the database; "tavily" searches the web.
-    "SEARCH_PROVIDER": os.environ.get("RESEARCH_SEARCH_PROVIDER", "local"),
+    "SEARCH_PROVIDER": env_choice("RESEARCH_SEARCH_PROVIDER", "local", ("local", "tavily")),
     # "extractive" needs no model; "openai" talks to any OpenAI-compatible server.
-    "ENGINE": os.environ.get("RESEARCH_ENGINE", "extractive"),
+    "ENGINE": env_choice("RESEARCH_ENGINE", "extractive", ("extractive", "openai")),
     "DEFAULT_CORPUS": os.environ.get("RESEARCH_DEFAULT_CORPUS", "demo"),
-    "QUESTION_MAX_CHARS": int(os.environ.get("RESEARCH_QUESTION_MAX_CHARS", "2000")),
-    "MAX_ROUNDS": int(os.environ.get("RESEARCH_MAX_ROUNDS", "2")),
+    "QUESTION_MAX_CHARS": env_int("RESEARCH_QUESTION_MAX_CHARS", 2000, minimum=1),
+    "MAX_ROUNDS": env_int("RESEARCH_MAX_ROUNDS", 2, minimum=1),
     # Start a follow-up round by itself for thin sub-questions: "live" (web search only), "always", "never".
-    "AUTO_FOLLOWUP": os.environ.get("RESEARCH_AUTO_FOLLOWUP", "live"),
-    "MAX_SOURCES_PER_SUBQUESTION": int(os.environ.get("RESEARCH_MAX_SOURCES", "8")),
-    "RESULTS_PER_QUERY": int(os.environ.get("RESEARCH_RESULTS_PER_QUERY", "5")),
-    "MAX_PASSAGES_PER_SUBQUESTION": int(os.environ.get("RESEARCH_MAX_PASSAGES", "8")),
-    "MAX_REVISIONS": int(os.environ.get("RESEARCH_MAX_REVISIONS", "2")),
-    "CONCURRENCY": int(os.environ.get("RESEARCH_CONCURRENCY", "6")),
+    "AUTO_FOLLOWUP": env_choice("RESEARCH_AUTO_FOLLOWUP", "live", ("live", "always", "never")),
+    "MAX_SOURCES_PER_SUBQUESTION": env_int("RESEARCH_MAX_SOURCES", 8, minimum=1),
+    "RESULTS_PER_QUERY": env_int("RESEARCH_RESULTS_PER_QUERY", 5, minimum=1),
+    "MAX_PASSAGES_PER_SUBQUESTION": env_int("RESEARCH_MAX_PASSAGES", 8, minimum=1),
+    "MAX_REVISIONS": env_int("RESEARCH_MAX_REVISIONS", 2, minimum=0),
+    "CONCURRENCY": env_int("RESEARCH_CONCURRENCY", 6, minimum=1),
     # Live-mode providers.
     "TAVILY_API_KEY": os.environ.get("TAVILY_API_KEY", ""),
     "TAVILY_API_BASE_URL": os.environ.get("TAVILY_API_BASE_URL", ""),
-    "TAVILY_RATE_PER_SECOND": float(os.environ.get("TAVILY_RATE_PER_SECOND", "5")),
-    "TAVILY_RATE_BURST": int(os.environ.get("TAVILY_RATE_BURST", "5")),
+    "TAVILY_RATE_PER_SECOND": env_positive_float("TAVILY_RATE_PER_SECOND", 5.0),
+    "TAVILY_RATE_BURST": env_int("TAVILY_RATE_BURST", 5, minimum=1),
     "OPENAI_API_KEY": os.environ.get("OPENAI_API_KEY", ""),
     "OPENAI_BASE_URL": os.environ.get("OPENAI_BASE_URL", ""),
     "OPENAI_MODEL": os.environ.get("OPENAI_MODEL", "gpt-4o-mini"),
     "OPENAI_MODEL_PLAN": os.environ.get("OPENAI_MODEL_PLAN", ""),
     "OPENAI_MODEL_ANALYSE": os.environ.get("OPENAI_MODEL_ANALYSE", ""),
     "OPENAI_MODEL_WRITE": os.environ.get("OPENAI_MODEL_WRITE", ""),
-    "OPENAI_TIMEOUT": float(os.environ.get("OPENAI_TIMEOUT", "60")),
+    "OPENAI_TIMEOUT": env_positive_float("OPENAI_TIMEOUT", 60.0),
     # Fetcher limits; FETCH_ALLOWED_HOSTS lets tests reach stub servers on loopback.
-    "FETCH_CONNECT_TIMEOUT": float(os.environ.get("FETCH_CONNECT_TIMEOUT", "5")),
-    "FETCH_READ_TIMEOUT": float(os.environ.get("FETCH_READ_TIMEOUT", "15")),
-    "FETCH_MAX_BYTES": int(os.environ.get("FETCH_MAX_BYTES", str(3_000_000))),
-    "FETCH_MAX_REDIRECTS": int(os.environ.get("FETCH_MAX_REDIRECTS", "5")),
+    "FETCH_CONNECT_TIMEOUT": env_positive_float("FETCH_CONNECT_TIMEOUT", 5.0),
+    "FETCH_READ_TIMEOUT": env_positive_float("FETCH_READ_TIMEOUT", 15.0),
+    "FETCH_MAX_BYTES": env_int("FETCH_MAX_BYTES", 3_000_000, minimum=1),
+    "FETCH_MAX_REDIRECTS": env_int("FETCH_MAX_REDIRECTS", 5, minimum=0),
     "FETCH_ALLOWED_HOSTS": frozenset(env_list("FETCH_ALLOWED_HOSTS")),
     "REDIS_URL": os.environ.get("REDIS_URL", ""),
 }
@@ -203,6 +257,9 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {
+        "handlers": ["console"],
+        "level": env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")),
+    },
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
