@@ -261,5 +261,9 @@ LOGGING = {
         "handlers": ["console"],
         "level": env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")),
     },
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        # WeasyPrint logs every layout step of every PDF at INFO.
+        "weasyprint.progress": {"level": "WARNING"},
+    },
 }
