@@ -7,6 +7,7 @@ import subprocess
 
 import pytest
 from django.core.management import call_command
+from django.db import connections
 
 from researchapp.models import ResearchTask
 
@@ -42,6 +43,10 @@ def page(live_server):
         page.errors = errors
         yield page
         browser.close()
+        # While Playwright's sync API runs, the test body sees its own contextvars, hence its own
+        # database connection, which pytest-django's teardown (outside this block) never closes: it
+        # would keep the test database from being dropped at the end of the session.
+        connections.close_all()
 
 
 def wait_for_status(page, status: str) -> None:
