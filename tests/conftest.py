@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
@@ -56,24 +55,3 @@ def celery_worker_thread(transactional_db):
         app, pool="threads", concurrency=4, perform_ping_check=False, loglevel="WARNING", shutdown_timeout=30
     ) as worker:
         yield worker
-
-
-def wait_for(predicate, *, timeout: float = 60.0, interval: float = 0.2, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-
-
-def wait_for_status(task, *statuses: str, timeout: float = 90.0):
-    def reached():
-        task.refresh_from_db()
-        if task.status == "failed" and "failed" not in statuses:
-            raise AssertionError(f"task failed while {task.failed_stage}: {task.failure_reason}")
-        return task.status in statuses
-
-    wait_for(reached, timeout=timeout, what=f"task {task.pk} to reach {statuses}")
-    return task

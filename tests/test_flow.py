@@ -15,7 +15,7 @@ from researchapp.services.findings import finding_resolve
 from researchapp.services.plans import plan_approve
 from researchapp.services.reports import current_draft, report_approve
 from researchapp.services.tasks import task_submit
-from tests.conftest import wait_for_status
+from tests.helpers import wait_for_status
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

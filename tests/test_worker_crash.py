@@ -24,7 +24,7 @@ from researchapp.pipeline import runner
 from researchapp.pipeline.evidence import select_passages
 from researchapp.pipeline.urls import normalize_url
 from researchapp.services.tasks import task_submit
-from tests.conftest import wait_for, wait_for_status
+from tests.helpers import wait_for, wait_for_status
 from tests.live import QUESTION, web_results
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
