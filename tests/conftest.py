@@ -1,4 +1,4 @@
-"""Personas, stub servers and a real Celery worker for the suite."""
+"""Fixtures: the personas of ``tests/factories.py``, stub servers and a real Celery worker."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from tests.factories import analyst_persona, persona, researcher_persona
+from tests.factories import analyst_persona, outsider_persona, researcher_persona
 from tests.stubs import web as stub_web_module
 from tests.stubs.openai_api import stub_openai  # noqa: F401  (fixture)
 from tests.stubs.tavily_api import stub_tavily  # noqa: F401  (fixture)
@@ -36,8 +36,7 @@ def analyst(db):
 
 @pytest.fixture
 def outsider(db):
-    """Logged in, but neither the owner of the task nor an analyst."""
-    return persona("outsider", "researcher")
+    return outsider_persona()
 
 
 @pytest.fixture

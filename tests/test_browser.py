@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.db import connections
 
 from researchapp.models import ResearchTask
-from tests.web_factories import evidence_review_task, report_review_task
+from tests.factories import PASSWORD, evidence_review_task, report_review_task
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -72,7 +72,7 @@ def test_an_analyst_takes_the_demo_question_to_an_approved_report_in_the_browser
     # log in
     page.goto("/")
     page.get_by_test_id("login-username").fill("analyst")
-    page.get_by_test_id("login-password").fill("demo")
+    page.get_by_test_id("login-password").fill(PASSWORD)
     page.get_by_test_id("login-submit").click()
 
     # submit the demo question, which the form offers
@@ -149,7 +149,7 @@ for (const name of ["htmx:targetError", "htmx:swapError", "htmx:responseError", 
 def log_in(page, username: str) -> None:
     page.goto("/login/")
     page.get_by_test_id("login-username").fill(username)
-    page.get_by_test_id("login-password").fill("demo")
+    page.get_by_test_id("login-password").fill(PASSWORD)
     page.get_by_test_id("login-submit").click()
     page.wait_for_selector('[data-testid="nav-user"]')
 
