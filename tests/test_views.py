@@ -7,6 +7,7 @@ inside the test transaction.
 
 from __future__ import annotations
 
+import re
 import threading
 
 import pytest
@@ -460,6 +461,27 @@ def test_it_404s_a_finding_of_another_task(analyst, researcher):
     data = {"finding": other.gap.pk, "version": 1, "decision": "gap"}
     response = client_for(analyst).post(reverse("evidence_review", args=[mine.task.pk]), data, **HTMX)
     assert response.status_code == 404
+
+
+EVIDENCE_LINK = re.compile(r'<a [^>]*hx-get="/evidence/\d+/"[^>]*>')
+
+
+def test_it_opens_every_evidence_link_inside_the_side_panel(analyst, researcher):
+    # given a task at the evidence gate, whose links sit inside decision forms (hx-swap="outerHTML"),
+    # and a task at the report gate
+    evidence_gate, report_gate = evidence_review_task(researcher), report_review_task(researcher)
+    client = client_for(analyst)
+    # when their pages are rendered, and the findings fragment after a decision
+    responses = [
+        client.get(reverse("evidence_review", args=[evidence_gate.task.pk])),
+        decide(client, evidence_gate.gap, "gap"),
+        client.get(reverse("report_view", args=[report_gate.task.pk])),
+    ]
+    # then every evidence link swaps into the side panel's inside, never replacing the panel itself
+    links = EVIDENCE_LINK.findall("".join(response.content.decode() for response in responses))
+    assert len(links) == 3 + 3 + 6, links  # E1, E2 and E3 twice; the report cites them and lists them
+    for link in links:
+        assert 'hx-target="#side-panel"' in link and 'hx-swap="innerHTML"' in link, link
 
 
 # --- report, context, exports -------------------------------------------------------------------
