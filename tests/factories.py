@@ -14,12 +14,13 @@ race, another researcher) come from the same functions with another username.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, User
 
 from researchapp.models import (
     Corpus,
@@ -37,6 +38,7 @@ from researchapp.models import (
 from researchapp.permissions import ANALYST, RESEARCHER
 
 PASSWORD = "demo"
+Status = ResearchTask.Status
 
 # --- personas -------------------------------------------------------------------------------------
 
@@ -56,22 +58,22 @@ class UserFactory(factory.django.DjangoModelFactory):
     password = factory.LazyFunction(_password_hash)
 
 
-def persona(username: str, *groups: str):
+def persona(username: str, *groups: str) -> User:
     user = UserFactory(username=username)
     for group in groups:
         user.groups.add(Group.objects.get_or_create(name=group)[0])
     return user
 
 
-def researcher_persona(username: str = "researcher"):
+def researcher_persona(username: str = "researcher") -> User:
     return persona(username, RESEARCHER)
 
 
-def analyst_persona(username: str = "analyst"):
+def analyst_persona(username: str = "analyst") -> User:
     return persona(username, RESEARCHER, ANALYST)
 
 
-def outsider_persona(username: str = "outsider"):
+def outsider_persona(username: str = "outsider") -> User:
     return persona(username)
 
 
@@ -188,8 +190,6 @@ class FindingEvidenceFactory(factory.django.DjangoModelFactory):
 
 # --- tasks at each gate ---------------------------------------------------------------------------
 
-Status = ResearchTask.Status
-
 TRAM_QUESTION = "How busy is the Harbor City tram?"
 SNAPSHOT_A = (
     "Harbor City opened its new tram line in 2021 after four years of construction. "
@@ -217,7 +217,7 @@ class Scenario:
 
 
 def task_with_plan(
-    owner,
+    owner: User,
     *,
     status: str = Status.SUBMITTED,
     plan_status: str = Plan.Status.DRAFT,
@@ -230,7 +230,7 @@ def task_with_plan(
     return Scenario(task=task, plan=plan)
 
 
-def plan_review_task(owner, **fields) -> Scenario:
+def plan_review_task(owner: User, **fields) -> Scenario:
     """A task whose draft plan waits for an analyst."""
     return task_with_plan(owner, status=Status.AWAITING_PLAN_REVIEW, **fields)
 
@@ -252,7 +252,7 @@ def _quoting(source: Source, subquestion: SubQuestion, quote: str) -> Evidence:
     )
 
 
-def _finding(subquestion: SubQuestion, *, links: list[tuple[Evidence, str]] = (), **fields) -> Finding:
+def _finding(subquestion: SubQuestion, *, links: Sequence[tuple[Evidence, str]] = (), **fields) -> Finding:
     fields.setdefault("key", fields["statement"][:100])
     finding = FindingFactory(subquestion=subquestion, confidence="medium" if links else "", **fields)
     for evidence, stance in links:
@@ -261,7 +261,7 @@ def _finding(subquestion: SubQuestion, *, links: list[tuple[Evidence, str]] = ()
 
 
 def evidence_review_task(
-    owner, *, status: str = Status.AWAITING_EVIDENCE_REVIEW, extra_conflicts: int = 0, **fields
+    owner: User, *, status: str = Status.AWAITING_EVIDENCE_REVIEW, extra_conflicts: int = 0, **fields
 ) -> Scenario:
     """A task whose evidence holds one conflict (42,000 vs 31,000 riders a day), one [证据不足] item
     and one supported finding, plus ``extra_conflicts`` more conflicts, and a warning event."""
@@ -301,13 +301,13 @@ def report_markdown(scenario: Scenario) -> str:
 
 
 def report_review_task(
-    owner,
+    owner: User,
     *,
     status: str = Status.AWAITING_REPORT_REVIEW,
     draft_status: str = ReportDraft.Status.CHECKED,
     **fields,
 ) -> Scenario:
-    """The evidence review task, past its gate, with a draft report that cites all three quotes."""
+    """The task of ``evidence_review_task`` at the report gate: a checked draft cites its three quotes."""
     scenario = evidence_review_task(owner, status=status, **fields)
     e1, e2, e3 = scenario.evidence
     scenario.draft = ReportDraft.objects.create(
