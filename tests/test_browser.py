@@ -141,7 +141,7 @@ def test_an_analyst_takes_the_demo_question_to_an_approved_report_in_the_browser
 RECORD_HTMX_ERRORS = """
 window.htmxErrors = [];
 for (const name of ["htmx:targetError", "htmx:swapError", "htmx:responseError", "htmx:sendError"]) {
-  document.addEventListener(name, (event) => window.htmxErrors.push(name));
+  document.addEventListener(name, () => window.htmxErrors.push(name));
 }
 """
 
