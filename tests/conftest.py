@@ -1,13 +1,12 @@
-"""Personas, stub servers and a real Celery worker for the suite."""
+"""Fixtures: the personas of ``tests/factories.py``, stub servers and a real Celery worker."""
 
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
-from tests.factories import analyst_persona, persona, researcher_persona
+from tests.factories import analyst_persona, outsider_persona, researcher_persona
 from tests.stubs import web as stub_web_module
 from tests.stubs.openai_api import stub_openai  # noqa: F401  (fixture)
 from tests.stubs.tavily_api import stub_tavily  # noqa: F401  (fixture)
@@ -37,8 +36,7 @@ def analyst(db):
 
 @pytest.fixture
 def outsider(db):
-    """Logged in, but neither the owner of the task nor an analyst."""
-    return persona("outsider", "researcher")
+    return outsider_persona()
 
 
 @pytest.fixture
@@ -56,24 +54,3 @@ def celery_worker_thread(transactional_db):
         app, pool="threads", concurrency=4, perform_ping_check=False, loglevel="WARNING", shutdown_timeout=30
     ) as worker:
         yield worker
-
-
-def wait_for(predicate, *, timeout: float = 60.0, interval: float = 0.2, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-
-
-def wait_for_status(task, *statuses: str, timeout: float = 90.0):
-    def reached():
-        task.refresh_from_db()
-        if task.status == "failed" and "failed" not in statuses:
-            raise AssertionError(f"task failed while {task.failed_stage}: {task.failure_reason}")
-        return task.status in statuses
-
-    wait_for(reached, timeout=timeout, what=f"task {task.pk} to reach {statuses}")
-    return task

@@ -286,7 +286,10 @@ def test_it_reports_a_disagreement_only_under_the_dimension_it_belongs_to() -> N
 
 def test_it_never_states_a_heading_and_picks_the_sentence_that_answers_the_dimension() -> None:
     # given a quote that opens with a Markdown heading and an unrelated first sentence
-    quote = "# Beta home battery review\n\nThe Beta uses lithium iron phosphate cells. The Beta costs 5,100 euros."
+    quote = (
+        "# Beta home battery review\n\n"
+        "The Beta uses lithium iron phosphate cells. The Beta costs 5,100 euros."
+    )
     review = evidence(1, quote, cluster="review")
     # when
     (finding,) = analyse_extractive(COST, [review])

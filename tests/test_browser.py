@@ -7,10 +7,12 @@ import subprocess
 
 import pytest
 from django.core.management import call_command
+from django.db import connections
 
 from researchapp.models import ResearchTask
+from tests.factories import PASSWORD, evidence_review_task, report_review_task
 
-pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -42,6 +44,10 @@ def page(live_server):
         page.errors = errors
         yield page
         browser.close()
+        # While Playwright's sync API runs, the test body sees its own contextvars, hence its own
+        # database connection, which pytest-django's teardown (outside this block) never closes: it
+        # would keep the test database from being dropped at the end of the session.
+        connections.close_all()
 
 
 def wait_for_status(page, status: str) -> None:
@@ -57,6 +63,7 @@ def wait_for_status(page, status: str) -> None:
         ) from None
 
 
+@pytest.mark.worker
 def test_an_analyst_takes_the_demo_question_to_an_approved_report_in_the_browser(
     page, celery_worker_thread, analyst, tmp_path
 ):
@@ -65,7 +72,7 @@ def test_an_analyst_takes_the_demo_question_to_an_approved_report_in_the_browser
     # log in
     page.goto("/")
     page.get_by_test_id("login-username").fill("analyst")
-    page.get_by_test_id("login-password").fill("demo")
+    page.get_by_test_id("login-password").fill(PASSWORD)
     page.get_by_test_id("login-submit").click()
 
     # submit the demo question, which the form offers
@@ -125,3 +132,79 @@ def test_an_analyst_takes_the_demo_question_to_an_approved_report_in_the_browser
     page.get_by_test_id("citation").first.click()
     page.wait_for_selector('[data-testid="evidence-context"] mark')
     assert not [e for e in page.errors if "Content Security Policy" in e], page.errors
+
+
+# --- evidence in context: the side panel ---------------------------------------------------------
+
+# htmx reports a target it cannot find (or any failed swap) as an event, not as an exception: record
+# every such event in the page so a test can assert there was none.
+RECORD_HTMX_ERRORS = """
+window.htmxErrors = [];
+for (const name of ["htmx:targetError", "htmx:swapError", "htmx:responseError", "htmx:sendError"]) {
+  document.addEventListener(name, () => window.htmxErrors.push(name));
+}
+"""
+
+
+def log_in(page, username: str) -> None:
+    page.goto("/login/")
+    page.get_by_test_id("login-username").fill(username)
+    page.get_by_test_id("login-password").fill(PASSWORD)
+    page.get_by_test_id("login-submit").click()
+    page.wait_for_selector('[data-testid="nav-user"]')
+
+
+def open_in_panel(page, link, evidence) -> None:
+    """Click an evidence link and wait until the side panel shows that quote in its source."""
+    link.click()
+    panel = page.locator(f'#side-panel [data-testid="evidence-context"][data-evidence="{evidence.pk}"]')
+    panel.wait_for(timeout=15_000)
+    assert panel.get_by_test_id("quote").inner_text() == evidence.quote
+    # one panel, still the page's <aside>, showing one quote: nothing was swapped out or appended
+    assert page.locator('[data-testid="side-panel"]').count() == 1
+    assert page.locator("aside#side-panel").count() == 1
+    assert page.locator('[data-testid="evidence-context"]').count() == 1
+
+
+def test_evidence_links_in_a_conflict_card_open_each_quote_in_the_side_panel(researcher, analyst, page):
+    # given a task at the evidence gate with a conflict (42,000 vs 31,000 riders a day)
+    scenario = evidence_review_task(researcher)
+    supports, contradicts = scenario.evidence[:2]
+    page.add_init_script(RECORD_HTMX_ERRORS)
+    log_in(page, analyst.username)
+    page.goto(f"/tasks/{scenario.task.pk}/evidence/")
+    card = page.locator(f'[data-testid="conflict-item"][data-finding="{scenario.conflict.pk}"]')
+
+    # when the analyst opens the quote of one side, then the quote of the other
+    open_in_panel(page, card.get_by_test_id("side-supports").get_by_test_id("evidence-link"), supports)
+    open_in_panel(page, card.get_by_test_id("side-contradicts").get_by_test_id("evidence-link"), contradicts)
+
+    # then each showed in the side panel, htmx found every target, and the findings are intact
+    assert page.evaluate("window.htmxErrors") == []
+    assert page.locator('#findings[data-testid="findings"]').count() == 1
+    assert card.get_by_test_id("evidence-link").count() == 2
+    assert page.get_by_test_id("gap-item").count() == 1
+    assert card.get_by_test_id("decide-pick-supports").is_visible()
+
+
+def test_citations_in_a_report_open_each_quote_in_the_side_panel(researcher, analyst, page):
+    # given a report waiting for review that cites three quotes
+    scenario = report_review_task(researcher)
+    first, second = scenario.evidence[:2]
+    page.add_init_script(RECORD_HTMX_ERRORS)
+    log_in(page, analyst.username)
+    page.goto(f"/tasks/{scenario.task.pk}/report/")
+
+    # when the analyst opens two citations of the body
+    body = page.get_by_test_id("report-body")
+    open_in_panel(page, body.locator(f'[data-testid="citation"][data-evidence="{first.pk}"]'), first)
+    open_in_panel(page, body.locator(f'[data-testid="citation"][data-evidence="{second.pk}"]'), second)
+    # and, having closed the panel (it covers the cited-evidence list), one of that list
+    page.locator("#side-panel [data-close-panel]").click()
+    assert page.locator("#side-panel > *").count() == 0
+    open_in_panel(page, page.get_by_test_id("ledger").locator(f'a[data-evidence="{first.pk}"]'), first)
+
+    # then each showed in the side panel, and the report and its decision form are intact
+    assert page.evaluate("window.htmxErrors") == []
+    assert page.get_by_test_id("report-body").count() == 1
+    assert page.get_by_test_id("report-approve").is_visible()

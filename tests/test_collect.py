@@ -277,9 +277,9 @@ def test_it_rates_a_short_note_below_a_full_article():
 # --- clusters -------------------------------------------------------------------------------
 
 
-def source(id: int, article: web_pages.Article, host: str) -> Source:
+def source(source_id: int, article: web_pages.Article, host: str) -> Source:
     return Source(
-        id=id, url=f"https://{host}{article.path}", title=article.title, text=article.text, host=host
+        id=source_id, url=f"https://{host}{article.path}", title=article.title, text=article.text, host=host
     )
 
 

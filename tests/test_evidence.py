@@ -102,7 +102,10 @@ def test_it_cuts_a_long_paragraph_into_windows_of_whole_sentences() -> None:
 
 def test_it_keeps_offsets_exact_on_chinese_passages() -> None:
     # given Chinese paragraphs separated by blank lines with surrounding whitespace
-    text = "  电动汽车的电池成本在过去十年下降了约89%，这是销量增长的主要原因之一。  \n\n\n  充电设施的建设速度也在加快，但农村地区仍然不足。  "
+    text = (
+        "  电动汽车的电池成本在过去十年下降了约89%，这是销量增长的主要原因之一。  \n\n\n"
+        "  充电设施的建设速度也在加快，但农村地区仍然不足。  "
+    )
     # when
     spans = split_passages(text)
     # then

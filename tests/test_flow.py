@@ -15,7 +15,7 @@ from researchapp.services.evidence_gate import finding_resolve
 from researchapp.services.plan_gate import plan_approve
 from researchapp.services.report_gate import report_approve
 from researchapp.services.submission import task_submit
-from tests.conftest import wait_for_status
+from tests.helpers import wait_for_status
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

@@ -13,7 +13,10 @@ from researchapp.providers.base import Document, ProviderError
 HEAT_PUMPS = Document(
     url="https://energy.example/heat-pumps",
     title="Heat pumps in cold climates",
-    text="Heat pumps keep working in cold climates. Their efficiency drops below freezing, but they still save energy.",
+    text=(
+        "Heat pumps keep working in cold climates. "
+        "Their efficiency drops below freezing, but they still save energy."
+    ),
     published=date(2024, 11, 2),
     extraction="corpus",
 )

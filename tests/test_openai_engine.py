@@ -48,8 +48,13 @@ def make_engine(stub: StubOpenAI, **options: object) -> ModelStages:
     return model_stages(stub.base_url, api_key=KEY, **options)  # type: ignore[arg-type]
 
 
-def finding(finding_id: int, *evidence: Evidence, status: FindingStatus = FindingStatus.SUPPORTED,
-            resolution: Resolution = Resolution.NONE, stances: tuple[Stance, ...] = ()) -> ReviewedFinding:  # fmt: skip
+def finding(
+    finding_id: int,
+    *evidence: Evidence,
+    status: FindingStatus = FindingStatus.SUPPORTED,
+    resolution: Resolution = Resolution.NONE,
+    stances: tuple[Stance, ...] = (),
+) -> ReviewedFinding:
     links = tuple(
         EvidenceLink(item.id, stances[index] if stances else Stance.SUPPORTS)
         for index, item in enumerate(evidence)
@@ -156,8 +161,8 @@ def test_it_sends_only_the_selected_passages_wrapped_as_untrusted(llm: StubOpenA
     # then each passage is inside its own untrusted tag, with its id
     prompt = llm.prompt_text()
     assert (
-        f'<untrusted_source id="E12" url="https://s1.example/page" title="Source 1">{FIRST.quote}</untrusted_source>'
-        in prompt
+        '<untrusted_source id="E12" url="https://s1.example/page" title="Source 1">'
+        f"{FIRST.quote}</untrusted_source>" in prompt
     )
     assert f">{SECOND.quote}</untrusted_source>" in prompt
     # and the system prompt says that text there is data, not instructions
@@ -183,7 +188,8 @@ def test_it_computes_confidence_from_clusters_and_keys_findings_stably(llm: Stub
     llm.responder = by_stage(analyse={"findings": [
         {"statement": "COP is about 3.", "status": "supported",
          "evidence": [{"id": 15, "stance": "supports"}, {"id": 12, "stance": "supports"}]},
-        {"statement": "Waits got shorter.", "status": "supported", "evidence": [{"id": 12, "stance": "supports"}]},
+        {"statement": "Waits got shorter.", "status": "supported",
+         "evidence": [{"id": 12, "stance": "supports"}]},
     ]})  # fmt: skip
     # when
     drafts = make_engine(llm).analyse(SUBQUESTION, [FIRST, SECOND], usage=UsageLog())
@@ -306,7 +312,10 @@ def test_it_rejects_a_conflict_that_cites_only_one_side(llm: StubOpenAI) -> None
 
 def test_it_accepts_json_in_a_code_fence(llm: StubOpenAI) -> None:
     # given a local model that ignores response_format and fences its JSON
-    fenced = '```json\n{"findings": [{"statement": "s", "status": "supported", "evidence": [{"id": 12, "stance": "supports"}]}]}\n```'
+    fenced = (
+        '```json\n{"findings": [{"statement": "s", "status": "supported", '
+        '"evidence": [{"id": 12, "stance": "supports"}]}]}\n```'
+    )
     llm.responder = by_stage(analyse=fenced)
     # when
     [draft] = make_engine(llm).analyse(SUBQUESTION, [FIRST], usage=UsageLog())

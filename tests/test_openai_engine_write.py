@@ -31,7 +31,8 @@ COST = SubQuestion(id=8, text="What do heat pumps cost?", queries=("heat pump co
 def evidence(evidence_id: int, quote: str, subquestion: SubQuestion = EFFICIENCY) -> Evidence:
     return Evidence(
         id=evidence_id, source_id=evidence_id * 10, subquestion_id=subquestion.id, start=0, end=len(quote),
-        quote=quote, score=1.0, source_url=f"https://s{evidence_id}.example/", cluster=f"s{evidence_id}.example",
+        quote=quote, score=1.0,
+        source_url=f"https://s{evidence_id}.example/", cluster=f"s{evidence_id}.example",
     )  # fmt: skip
 
 
@@ -40,8 +41,14 @@ COLD = evidence(15, "In colder homes the COP fell to 2.7 on average.")
 PRICE = evidence(21, "A typical installation cost 11,500 euros in 2024.", COST)
 
 
-def finding(finding_id: int, subquestion: SubQuestion, *items: Evidence, status: FindingStatus = FindingStatus.SUPPORTED,
-            resolution: Resolution = Resolution.NONE, stances: tuple[Stance, ...] = ()) -> ReviewedFinding:  # fmt: skip
+def finding(
+    finding_id: int,
+    subquestion: SubQuestion,
+    *items: Evidence,
+    status: FindingStatus = FindingStatus.SUPPORTED,
+    resolution: Resolution = Resolution.NONE,
+    stances: tuple[Stance, ...] = (),
+) -> ReviewedFinding:
     links = tuple(
         EvidenceLink(item.id, stances[n] if stances else Stance.SUPPORTS) for n, item in enumerate(items)
     )
@@ -55,8 +62,9 @@ SUPPORTED = finding(1, EFFICIENCY, COP)
 DISPUTED = finding(2, EFFICIENCY, COP, COLD, status=FindingStatus.CONFLICT, resolution=Resolution.DISPUTED,
                    stances=(Stance.SUPPORTS, Stance.CONTRADICTS))  # fmt: skip
 PICKED = finding(3, COST, PRICE, status=FindingStatus.CONFLICT, resolution=Resolution.PICKED)
-GAP = ReviewedFinding(id=4, subquestion_id=COST.id, status=FindingStatus.INSUFFICIENT, statement="[证据不足] x",
-              confidence="", resolution=Resolution.GAP, links=(), evidence=())  # fmt: skip
+GAP = ReviewedFinding(id=4, subquestion_id=COST.id, status=FindingStatus.INSUFFICIENT,
+                      statement="[证据不足] x", confidence="", resolution=Resolution.GAP, links=(),
+                      evidence=())  # fmt: skip
 
 
 @pytest.fixture
@@ -73,8 +81,9 @@ def test_it_writes_claims_for_findings_stated_as_fact(llm: StubOpenAI) -> None:
     # given a supported finding, a disputed one, a picked conflict and a gap
     usage = UsageLog()
     # when
-    draft = make_engine(llm).write("Are heat pumps worth it?", [EFFICIENCY, COST], [SUPPORTED, DISPUTED, PICKED, GAP],
-                                   usage=usage)  # fmt: skip
+    draft = make_engine(llm).write(
+        "Are heat pumps worth it?", [EFFICIENCY, COST], [SUPPORTED, DISPUTED, PICKED, GAP], usage=usage
+    )
     # then the model saw only the findings the body states, with their quotes wrapped as untrusted
     prompt = llm.prompt_text()
     assert (
@@ -157,10 +166,13 @@ def test_it_renders_without_asking_when_nothing_is_stated_as_fact(llm: StubOpenA
 # --- a whole run on the default responder -----------------------------------------------------
 
 PAGES = {
-    1: "Grid-scale batteries stored 42 GWh in 2024, up from 15 GWh in 2022. Most new capacity was lithium iron phosphate.",
-    2: "Costs fell sharply. The average pack price dropped 20% in 2024 to 115 dollars per kWh, according to the survey.",
-    3: "Fire incidents remain rare: 12 were reported worldwide in 2023.\nSafety codes now require spacing between units.",
-}  # fmt: skip
+    1: "Grid-scale batteries stored 42 GWh in 2024, up from 15 GWh in 2022. "
+    "Most new capacity was lithium iron phosphate.",
+    2: "Costs fell sharply. "
+    "The average pack price dropped 20% in 2024 to 115 dollars per kWh, according to the survey.",
+    3: "Fire incidents remain rare: 12 were reported worldwide in 2023.\n"
+    "Safety codes now require spacing between units.",
+}
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
 
 

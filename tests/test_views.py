@@ -7,6 +7,7 @@ inside the test transaction.
 
 from __future__ import annotations
 
+import re
 import threading
 
 import pytest
@@ -17,15 +18,15 @@ from django.urls import reverse
 
 from researchapp.models import Event, Finding, Plan, ReportDraft, ResearchTask
 from reviews.models import ReviewDecision
-from tests.web_factories import (
+from tests.factories import (
     Scenario,
-    analyst_user,
+    TaskFactory,
+    analyst_persona,
     evidence_review_task,
-    make_plan,
-    make_task,
-    make_user,
+    plan_review_task,
     report_review_task,
-    researcher_user,
+    researcher_persona,
+    task_with_plan,
 )
 
 pytestmark = pytest.mark.django_db
@@ -34,25 +35,15 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 PERSONAS = ("anonymous", "outsider", "other_researcher", "researcher", "analyst")
 
 
-# --- personas -------------------------------------------------------------------------------------
+# --- personas (the fixtures of conftest.py, built by tests/factories.py) ---------------------------
 
 
 @pytest.fixture
-def researcher():
-    return researcher_user("rita")
-
-
-@pytest.fixture
-def analyst():
-    return analyst_user("ana")
-
-
-@pytest.fixture
-def people(researcher, analyst):
+def people(researcher, analyst, outsider):
     return {
         "anonymous": None,
-        "outsider": make_user("olive"),  # logged in, in no group
-        "other_researcher": researcher_user("otto"),
+        "outsider": outsider,  # logged in, in no group
+        "other_researcher": researcher_persona("other_researcher"),
         "researcher": researcher,
         "analyst": analyst,
     }
@@ -124,8 +115,7 @@ def test_it_lets_only_analysts_decide(people, persona, name, researcher):
     # given a task of the researcher waiting at the gate that view decides
     data = dict(DECISIONS[name])
     if name == "plan_review":
-        task = make_task(researcher, status=Status.AWAITING_PLAN_REVIEW)
-        make_plan(task)
+        task = plan_review_task(researcher).task
     elif name == "evidence_review":
         scenario = evidence_review_task(researcher)
         task = scenario.task
@@ -174,8 +164,13 @@ def test_it_shows_the_review_queue_to_analysts_only(people, persona):
 @pytest.mark.parametrize("persona", PERSONAS)
 def test_it_lets_the_owner_and_analysts_cancel_and_resume(people, researcher, persona, name):
     # given a failed task of the researcher (both cancel and resume are legal moves from failed)
-    task = make_task(researcher, status=Status.FAILED, failed_stage="collecting", failure_reason="boom")
-    make_plan(task, status=Plan.Status.APPROVED)
+    task = task_with_plan(
+        researcher,
+        status=Status.FAILED,
+        plan_status=Plan.Status.APPROVED,
+        failed_stage="collecting",
+        failure_reason="boom",
+    ).task
     response = client_for(people[persona]).post(reverse(name, args=[task.pk]))
     task.refresh_from_db()
     if persona == "anonymous":
@@ -190,7 +185,7 @@ def test_it_lets_the_owner_and_analysts_cancel_and_resume(people, researcher, pe
 
 
 def test_it_refuses_get_on_post_only_views(researcher):
-    task = make_task(researcher)
+    task = TaskFactory(owner=researcher)
     client = client_for(researcher)
     for name in ("task_cancel", "task_resume"):
         assert client.get(reverse(name, args=[task.pk])).status_code == 405
@@ -235,7 +230,7 @@ def test_it_submits_and_escapes_the_question(researcher):
 
 
 def test_it_keeps_polling_while_the_task_runs(researcher):
-    task = make_task(researcher, status=Status.COLLECTING)
+    task = TaskFactory(owner=researcher, status=Status.COLLECTING)
     Event.objects.create(
         task=task, stage="collecting", kind=Event.Kind.PROGRESS, message="Sub-question 1: 3 new sources"
     )
@@ -251,7 +246,7 @@ def test_it_keeps_polling_while_the_task_runs(researcher):
     "status", [Status.AWAITING_PLAN_REVIEW, Status.FAILED, Status.APPROVED, Status.CANCELLED]
 )
 def test_it_stops_polling_once_the_task_is_not_running(researcher, status):
-    task = make_task(researcher, status=status)
+    task = TaskFactory(owner=researcher, status=status)
     response = client_for(researcher).get(reverse("task_progress", args=[task.pk]), **HTMX)
     assert response.status_code == 286
     assert 'hx-trigger="every 2s"' not in response.content.decode()
@@ -296,8 +291,7 @@ def plan_post(plan: Plan, action: str, **extra) -> dict[str, str]:
 
 @pytest.fixture
 def plan_gate(researcher) -> Plan:
-    task = make_task(researcher, status=Status.AWAITING_PLAN_REVIEW)
-    return make_plan(task)
+    return plan_review_task(researcher).plan
 
 
 def test_it_moves_adds_and_removes_subquestions_and_rerenders_fresh(analyst, plan_gate):
@@ -382,14 +376,14 @@ def test_it_rerenders_the_findings_from_fresh_data_after_a_decision(analyst, res
     assert response.status_code == 200
     assert "<html" not in body and body.lstrip().startswith('<div id="findings"')
     assert 'data-pending="1"' in body  # the gap is left
-    assert "Decided: <strong>Picked</strong> by ana" in body
+    assert f"Decided: <strong>Picked</strong> by {analyst.username}" in body
     assert "Recorded for item" in body
     assert ReviewDecision.objects.get().version_seen == 1
 
 
 def test_it_tells_the_second_analyst_who_decided_first(researcher):
     scenario = evidence_review_task(researcher)
-    first, second = analyst_user("analyst1"), analyst_user("analyst2")
+    first, second = analyst_persona("analyst1"), analyst_persona("analyst2")
     # when both analysts loaded version 1 and decide it one after the other
     won = decide(client_for(first), scenario.conflict, "pick_supports", version=1)
     lost = decide(client_for(second), scenario.conflict, "drop", version=1)
@@ -407,8 +401,8 @@ def test_it_lets_exactly_one_of_two_racing_analysts_win(researcher):
     # given two analysts who both loaded version 1 of one conflict
     scenario = evidence_review_task(researcher)
     clients = {
-        "analyst1": client_for(analyst_user("analyst1")),
-        "analyst2": client_for(analyst_user("analyst2")),
+        "analyst1": client_for(analyst_persona("analyst1")),
+        "analyst2": client_for(analyst_persona("analyst2")),
     }
     barrier, bodies = threading.Barrier(2), {}
 
@@ -467,6 +461,27 @@ def test_it_404s_a_finding_of_another_task(analyst, researcher):
     data = {"finding": other.gap.pk, "version": 1, "decision": "gap"}
     response = client_for(analyst).post(reverse("evidence_review", args=[mine.task.pk]), data, **HTMX)
     assert response.status_code == 404
+
+
+EVIDENCE_LINK = re.compile(r'<a [^>]*hx-get="/evidence/\d+/"[^>]*>')
+
+
+def test_it_opens_every_evidence_link_inside_the_side_panel(analyst, researcher):
+    # given a task at the evidence gate, whose links sit inside decision forms (hx-swap="outerHTML"),
+    # and a task at the report gate
+    evidence_gate, report_gate = evidence_review_task(researcher), report_review_task(researcher)
+    client = client_for(analyst)
+    # when their pages are rendered, and the findings fragment after a decision
+    responses = [
+        client.get(reverse("evidence_review", args=[evidence_gate.task.pk])),
+        decide(client, evidence_gate.gap, "gap"),
+        client.get(reverse("report_view", args=[report_gate.task.pk])),
+    ]
+    # then every evidence link swaps into the side panel's inside, never replacing the panel itself
+    links = EVIDENCE_LINK.findall("".join(response.content.decode() for response in responses))
+    assert len(links) == 3 + 3 + 6, links  # E1, E2 and E3 twice; the report cites them and lists them
+    for link in links:
+        assert 'hx-target="#side-panel"' in link and 'hx-swap="innerHTML"' in link, link
 
 
 # --- report, context, exports -------------------------------------------------------------------
@@ -558,7 +573,7 @@ def test_it_lists_tasks_in_constant_queries(analyst, researcher):
     evidence_review_task(researcher)
     one = queries_for(client, reverse("task_list"))
     for _ in range(9):
-        evidence_review_task(researcher_user(f"r{_}"))
+        evidence_review_task(researcher_persona(f"r{_}"))
     assert queries_for(client, reverse("task_list")) == one
 
 
@@ -593,25 +608,18 @@ def test_it_builds_the_review_queue_in_constant_queries(analyst, researcher):
     for i in range(3):
         evidence_review_task(researcher)
         report_review_task(researcher)
-        make_plan(make_task(researcher, status=Status.AWAITING_PLAN_REVIEW, question=f"q{i}"))
+        plan_review_task(researcher, question=f"q{i}")
     response = client.get(reverse("review_queue"))
     assert response.content.decode().count('data-testid="queue-item"') == 10
     assert queries_for(client, reverse("review_queue")) == one
 
 
-def test_the_review_queue_lists_the_oldest_waits_per_gate_and_counts_the_rest(client, analyst, settings):
-    from researchapp.models import ResearchTask
-    from reviews import selectors
-    from tests.factories import TaskFactory
-
+def test_the_review_queue_lists_the_oldest_waits_per_gate_and_counts_the_rest(client, analyst, monkeypatch):
     # given more tasks waiting at one gate than the queue lists
-    selectors.QUEUE_LENGTH, length = 3, selectors.QUEUE_LENGTH
-    try:
-        tasks = [TaskFactory(status=ResearchTask.Status.AWAITING_PLAN_REVIEW) for _ in range(5)]
-        client.force_login(analyst)
-        response = client.get("/reviews/")
-    finally:
-        selectors.QUEUE_LENGTH = length
+    monkeypatch.setattr("reviews.selectors.QUEUE_LENGTH", 3)
+    tasks = [TaskFactory(status=Status.AWAITING_PLAN_REVIEW) for _ in range(5)]
+    client.force_login(analyst)
+    response = client.get("/reviews/")
 
     # then the oldest three are listed, and all five are counted
     body = response.content.decode()
@@ -620,18 +628,12 @@ def test_the_review_queue_lists_the_oldest_waits_per_gate_and_counts_the_rest(cl
     assert "Plans to approve (5)" in body and "The oldest 3 of 5 are shown." in body
 
 
-def test_the_task_list_pages_through_tasks_newest_first(client, analyst):
-    from researchapp import selectors
-    from tests.factories import TaskFactory
-
-    selectors.TASK_LIST_LENGTH, length = 2, selectors.TASK_LIST_LENGTH
-    try:
-        tasks = [TaskFactory(owner=analyst) for _ in range(5)]
-        client.force_login(analyst)
-        first = client.get("/").content.decode()
-        third = client.get("/?page=3").content.decode()
-    finally:
-        selectors.TASK_LIST_LENGTH = length
+def test_the_task_list_pages_through_tasks_newest_first(client, analyst, monkeypatch):
+    monkeypatch.setattr("researchapp.selectors.TASK_LIST_LENGTH", 2)
+    tasks = [TaskFactory(owner=analyst) for _ in range(5)]
+    client.force_login(analyst)
+    first = client.get("/").content.decode()
+    third = client.get("/?page=3").content.decode()
 
     def rows(body: str) -> list[int]:
         return [t.pk for t in reversed(tasks) if f'data-task-id="{t.pk}"' in body]

@@ -25,7 +25,7 @@ from researchapp.pipeline import runner
 from researchapp.pipeline.collector.passages import select_passages
 from researchapp.pipeline.runner import rows
 from researchapp.services.submission import task_submit
-from tests.conftest import wait_for, wait_for_status
+from tests.helpers import wait_for, wait_for_status
 from tests.live import QUESTION, web_results
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -66,9 +66,10 @@ def worker_env(stub_web, stub_tavily, tmp_path):
             "needs PostgreSQL and Redis, which `make test` provides, to share the task with a worker process"
         )
     db = connection.settings_dict
+    host, port = db["HOST"] or "127.0.0.1", db["PORT"] or 5432
     return {
         **os.environ,
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        "DATABASE_URL": f"postgres://{db['USER']}@{host}:{port}/{db['NAME']}",
         "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
         "CELERY_VISIBILITY_TIMEOUT": "3",
         "RESEARCH_VAR_DIR": str(tmp_path / "var"),

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, override
 
 
 @dataclass(frozen=True)
@@ -179,6 +179,7 @@ def _handler_for(stub: JsonApiStub) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client timed out and hung up: that is the point of a slow answer
 
+        @override
         def log_message(self, format: str, *args: Any) -> None:
             pass  # keep test output clean; ``stub.requests`` is the log
 

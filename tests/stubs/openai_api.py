@@ -146,7 +146,10 @@ def by_stage(**answers: StageAnswer) -> Responder:
 
 # --- the default answers ----------------------------------------------------------------------
 
-_TAGS = "untrusted_source|statement|finding|findings|subquestion|subquestions|question|analyst_feedback|problems_to_fix|passages"
+_TAGS = (
+    "untrusted_source|statement|finding|findings|subquestion|subquestions|question|analyst_feedback"
+    "|problems_to_fix|passages"
+)
 _DEFUSED = re.compile(rf"&lt;(\s*/?\s*)({_TAGS})\b", re.IGNORECASE)
 _SOURCE = re.compile(r'<untrusted_source id="E(\d+)"([^>]*)>(.*?)</untrusted_source>', re.DOTALL)
 _FINDING = re.compile(r'<finding subquestion="(\d+)"[^>]*>(.*?)</finding>', re.DOTALL)
@@ -215,8 +218,10 @@ def _plan_answer(prompt: str) -> dict[str, Any]:
         ]
     else:
         rows = [
-            (f"What is the current state of {topic}?", "Sets the baseline facts.", [topic, f"{topic} overview"]),
-            (f"What figures and dates describe {topic}?", "Numbers make the answer checkable.", [f"{topic} statistics"]),
+            (f"What is the current state of {topic}?", "Sets the baseline facts.",
+             [topic, f"{topic} overview"]),
+            (f"What figures and dates describe {topic}?", "Numbers make the answer checkable.",
+             [f"{topic} statistics"]),
             (f"What risks and open questions remain about {topic}?", "Shows the limits.",
              [f"{topic} risks", f"{topic} criticism"]),
         ]  # fmt: skip

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, override
 from urllib.parse import parse_qs, urlsplit
 
 from researchapp.providers.base import Hit
@@ -89,6 +89,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.0"  # one request per connection: bodies without a length end at close
 
+    @override
     def log_message(self, format: str, *args: object) -> None:  # keep the test output clean
         return
 

@@ -59,25 +59,30 @@ ARTICLES: tuple[Article, ...] = (
         title="Marrowby tidal lagoon pilot passes its first winter",
         published="2022-03-14",
         paragraphs=(
-            "The Marrowby tidal lagoon, the first project of its kind on the Cardell coast, has come through its "
-            "first full winter of operation with its four turbines running for 91 per cent of the hours the tide "
-            "allowed. The lagoon encloses 2.3 square kilometres of the bay behind a rock wall 3.1 kilometres long, "
-            "and generates power twice a day as water flows in and out through the turbine house.",
-            "The pilot has an installed capacity of 12 megawatts. Over the winter months it produced 9.8 gigawatt "
-            "hours, slightly above the 9.2 gigawatt hours its engineers had forecast, because two storms in "
-            "January pushed unusually high tides into the bay. The operator, Marrowby Tidal Power, says the lagoon "
-            "should produce about 26 gigawatt hours in a normal year, enough for roughly seven thousand homes.",
+            "The Marrowby tidal lagoon, the first project of its kind on the Cardell coast, has come through "
+            "its first full winter of operation with its four turbines running for 91 per cent of the hours "
+            "the tide allowed. The lagoon encloses 2.3 square kilometres of the bay behind a rock wall 3.1 "
+            "kilometres long, and generates power twice a day as water flows in and out through the turbine "
+            "house.",
+            "The pilot has an installed capacity of 12 megawatts. Over the winter months it produced 9.8 "
+            "gigawatt hours, slightly above the 9.2 gigawatt hours its engineers had forecast, because two "
+            "storms in January pushed unusually high tides into the bay. The operator, Marrowby Tidal Power, "
+            "says the lagoon should produce about 26 gigawatt hours in a normal year, enough for roughly "
+            "seven thousand homes.",
             "Tidal power has one great advantage over wind and sun: it is predictable years in advance. The "
-            "lagoon's output for any day of the next decade can be read from the tide tables, and the regional "
-            "grid operator has already used that forecast to schedule maintenance on the Saltfleet substation "
-            "around the lagoon's quiet hours, the short slack-water periods when the turbines stand still.",
-            "The winter was not free of trouble. In December a seal of the second turbine failed and the unit was "
-            "stopped for eleven days while divers replaced it. Engineers also found that kelp collected on the "
-            "intake screens far faster than expected, and the screens are now cleaned every week rather than "
-            "every month. Chief engineer Tomas Brennick said the problems were the kind a pilot exists to find.",
-            "Local opinion has warmed since construction ended. A survey by the Marrowby parish council found "
-            "that 64 per cent of residents supported the lagoon, up from 41 per cent before building began, "
-            "and the footpath along the top of the wall has become one of the busiest walks on the coast.",
+            "lagoon's output for any day of the next decade can be read from the tide tables, and the "
+            "regional grid operator has already used that forecast to schedule maintenance on the Saltfleet "
+            "substation around the lagoon's quiet hours, the short slack-water periods when the turbines "
+            "stand still.",
+            "The winter was not free of trouble. In December a seal of the second turbine failed and the "
+            "unit was stopped for eleven days while divers replaced it. Engineers also found that kelp "
+            "collected on the intake screens far faster than expected, and the screens are now cleaned every "
+            "week rather than every month. Chief engineer Tomas Brennick said the problems were the kind a "
+            "pilot exists to find.",
+            "Local opinion has warmed since construction ended. A survey by the Marrowby parish council "
+            "found that 64 per cent of residents supported the lagoon, up from 41 per cent before building "
+            "began, and the footpath along the top of the wall has become one of the busiest walks on the "
+            "coast.",
         ),
     ),
     Article(
@@ -85,27 +90,28 @@ ARTICLES: tuple[Article, ...] = (
         title="What the Marrowby lagoon costs, and who pays for it",
         published="2022-09-02",
         paragraphs=(
-            "Building the Marrowby tidal lagoon cost 48 million pounds, according to the accounts Marrowby Tidal "
-            "Power filed this summer, about nine per cent more than the budget approved in 2018. The overrun came "
-            "mostly from the rock wall, where a shortage of barges in 2020 forced the contractor to ship stone "
-            "from a quarry twice as far away as planned.",
-            "The lagoon sells its power under a fifteen-year contract at a guaranteed price of 168 pounds per "
-            "megawatt hour, well above the wholesale price in most recent years. The difference is paid by a "
-            "levy on electricity bills across the region, which the energy regulator estimates at about 1.40 "
-            "pounds per household per year while the contract lasts.",
-            "Supporters argue that the comparison with wholesale prices is unfair. The wall is designed to last "
-            "a hundred and twenty years, far longer than any wind turbine, and once the contract ends the "
-            "lagoon's running costs are low. Finance director Ilse Carrow said the real test is the cost of a "
-            "megawatt hour over the whole life of the structure, which the company puts at 71 pounds, less "
-            "than new nuclear power.",
+            "Building the Marrowby tidal lagoon cost 48 million pounds, according to the accounts Marrowby "
+            "Tidal Power filed this summer, about nine per cent more than the budget approved in 2018. The "
+            "overrun came mostly from the rock wall, where a shortage of barges in 2020 forced the "
+            "contractor to ship stone from a quarry twice as far away as planned.",
+            "The lagoon sells its power under a fifteen-year contract at a guaranteed price of 168 pounds "
+            "per megawatt hour, well above the wholesale price in most recent years. The difference is paid "
+            "by a levy on electricity bills across the region, which the energy regulator estimates at about "
+            "1.40 pounds per household per year while the contract lasts.",
+            "Supporters argue that the comparison with wholesale prices is unfair. The wall is designed to "
+            "last a hundred and twenty years, far longer than any wind turbine, and once the contract ends "
+            "the lagoon's running costs are low. Finance director Ilse Carrow said the real test is the cost "
+            "of a megawatt hour over the whole life of the structure, which the company puts at 71 pounds, "
+            "less than new nuclear power.",
             "Critics point out that those lifetime figures depend on assumptions about interest rates and "
-            "maintenance that nobody can check for decades. The Cardell Ratepayers' Association says a lagoon "
-            "five times larger, which the company has proposed for the Veyne estuary, should not receive a "
-            "similar contract until the pilot has run for at least five years and its costs are audited.",
-            "Operating costs in the first year were 2.1 million pounds, including insurance, staff, the autumn "
-            "dredging of the turbine channels and the weekly cleaning of the intake screens. The company expects "
-            "those costs to fall as the crew learns the machines, but it has set aside a reserve for replacing "
-            "turbine seals, the part that failed during the first winter.",
+            "maintenance that nobody can check for decades. The Cardell Ratepayers' Association says a "
+            "lagoon five times larger, which the company has proposed for the Veyne estuary, should not "
+            "receive a similar contract until the pilot has run for at least five years and its costs are "
+            "audited.",
+            "Operating costs in the first year were 2.1 million pounds, including insurance, staff, the "
+            "autumn dredging of the turbine channels and the weekly cleaning of the intake screens. The "
+            "company expects those costs to fall as the crew learns the machines, but it has set aside a "
+            "reserve for replacing turbine seals, the part that failed during the first winter.",
         ),
     ),
     Article(
@@ -132,24 +138,27 @@ ARTICLES: tuple[Article, ...] = (
         paragraphs=(
             "The larger tidal lagoon proposed for the Veyne estuary will not be connected to the grid before "
             "2029, two years later than its developers hoped, because the regional network needs a new "
-            "substation to carry its output. The Veyne project would have an installed capacity of 60 megawatts, "
-            "five times the size of the Marrowby pilot that has operated on the same coast since 2021.",
+            "substation to carry its output. The Veyne project would have an installed capacity of 60 "
+            "megawatts, five times the size of the Marrowby pilot that has operated on the same coast since "
+            "2021.",
             "The regional grid operator told the planning inquiry that the existing Saltfleet substation is "
-            "already close to its limit, carrying both the Marrowby lagoon and the Cardell offshore wind farm. "
-            "A new substation at Hollin Cross, with a cable route of fourteen kilometres, is expected to cost "
-            "about 35 million pounds and cannot be finished before the winter of 2028.",
-            "Marrowby Tidal Power, which is behind both projects, said the delay would not change its plans but "
-            "would add interest costs while the wall is built. Chief executive Petra Lindqvist told the inquiry "
-            "that the Veyne lagoon would use the same turbine design as Marrowby, with improved seals, and that "
-            "lessons from the pilot had cut the expected construction time by eight months.",
-            "Environmental groups asked the inspector to require the same bird and fish monitoring at Veyne as "
-            "at Marrowby, and to make the developer publish the raw data. The inspector is expected to report "
-            "to the energy minister in the autumn, and a decision on consent could follow early next year.",
+            "already close to its limit, carrying both the Marrowby lagoon and the Cardell offshore wind "
+            "farm. A new substation at Hollin Cross, with a cable route of fourteen kilometres, is expected "
+            "to cost about 35 million pounds and cannot be finished before the winter of 2028.",
+            "Marrowby Tidal Power, which is behind both projects, said the delay would not change its plans "
+            "but would add interest costs while the wall is built. Chief executive Petra Lindqvist told the "
+            "inquiry that the Veyne lagoon would use the same turbine design as Marrowby, with improved "
+            "seals, and that lessons from the pilot had cut the expected construction time by eight months.",
+            "Environmental groups asked the inspector to require the same bird and fish monitoring at Veyne "
+            "as at Marrowby, and to make the developer publish the raw data. The inspector is expected to "
+            "report to the energy minister in the autumn, and a decision on consent could follow early next "
+            "year.",
             "Residents of Hollin Cross have objected to the substation itself, which would stand on farmland "
-            "next to the village school. The grid operator says it has looked at three other sites and that all "
-            "of them would need longer cable routes across the marshes, with more disturbance to wildlife.",
-            "The county council, which must approve the substation separately, has asked for a noise study and "
-            "for screening with native hedges before it will consider the application.",
+            "next to the village school. The grid operator says it has looked at three other sites and that "
+            "all of them would need longer cable routes across the marshes, with more disturbance to "
+            "wildlife.",
+            "The county council, which must approve the substation separately, has asked for a noise study "
+            "and for screening with native hedges before it will consider the application.",
         ),
     ),
 )
@@ -203,7 +212,8 @@ def page_html(title: str, body_html: str, *, published: str = "", head_extra: st
         f"{head_extra}<title>{escape(title)} | Cardell Coast News</title>"
         f'<meta property="og:title" content="{escape(title)}">{date_meta}'
         "</head><body>"
-        '<header><nav><a href="/">Home</a> <a href="/links">Links</a> <a href="/listicle">Lists</a></nav></header>'
+        '<header><nav><a href="/">Home</a> <a href="/links">Links</a> '
+        '<a href="/listicle">Lists</a></nav></header>'
         f"<main><article>{body_html}</article></main>"
         "<footer><p>Cardell Coast News. All rights reserved.</p></footer>"
         "</body></html>"
