@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 
 from tests.factories import analyst_persona, outsider_persona, researcher_persona
+from tests.model_stages import KEY
 from tests.stubs import web as stub_web_module
-from tests.stubs.openai_api import stub_openai  # noqa: F401  (fixture)
+from tests.stubs.openai_api import (
+    StubOpenAI,
+    stub_openai,  # noqa: F401  (fixture)
+)
 from tests.stubs.tavily_api import stub_tavily  # noqa: F401  (fixture)
+from tests.stubs.web import refuse_non_loopback
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
@@ -22,6 +28,19 @@ def empty_provider_cache():
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """Any connection to an address outside 127.0.0.0/8 fails; the list records every connect."""
+    return refuse_non_loopback(monkeypatch)
+
+
+@pytest.fixture
+def llm() -> Iterator[StubOpenAI]:
+    """A stub OpenAI-compatible chat server on 127.0.0.1 (see ``tests.model_stages.make_engine``)."""
+    with StubOpenAI(api_key=KEY) as stub:
+        yield stub
 
 
 @pytest.fixture

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import time
 
+from django.test import Client
+
+HTMX = {"HTTP_HX_REQUEST": "true"}  # the header htmx sends with every request
+
 
 def wait_for(predicate, *, timeout: float = 60.0, interval: float = 0.2, what: str = "condition"):
     """Poll ``predicate`` until it returns something truthy, and return that."""
@@ -27,3 +31,11 @@ def wait_for_status(task, *statuses: str, timeout: float = 90.0):
 
     wait_for(reached, timeout=timeout, what=f"task {task.pk} to reach {statuses}")
     return task
+
+
+def client_for(user) -> Client:
+    """A test client logged in as ``user`` (anonymous for ``None``)."""
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client

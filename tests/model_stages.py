@@ -11,6 +11,8 @@ from researchapp.pipeline.values import Brief
 from researchapp.pipeline.writer.model import ModelWriter
 from researchapp.providers.chat.openai import OpenAIChat
 
+KEY = "sk-test-key"  # the key the stub chat server expects
+
 
 @dataclass
 class ModelStages:
@@ -46,3 +48,8 @@ def model_stages(
         analyser=ModelAnalyser(client, model=models["analyse"]),
         writer=ModelWriter(client, model=models["write"]),
     )
+
+
+def make_engine(stub, **options: Any) -> ModelStages:
+    """The model-backed stages against the stub chat server ``stub`` (see the ``llm`` fixture)."""
+    return model_stages(stub.base_url, api_key=KEY, **options)

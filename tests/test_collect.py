@@ -15,14 +15,12 @@ from researchapp.pipeline.values import Source, SubQuestion
 from researchapp.providers.base import Hit, ProviderError
 from researchapp.providers.fetch.client import FetchConfig, HttpFetcher
 from tests.stubs import web_pages
-from tests.stubs.web import StubWeb, StubWebSearch, refuse_non_loopback, stub_web
+from tests.stubs.web import StubWeb, StubWebSearch, stub_web
+
+# Any connection outside 127.0.0.0/8 fails these tests (see ``no_network``).
+pytestmark = pytest.mark.usefixtures("no_network")
 
 web = pytest.fixture(scope="module", name="web")(stub_web)
-
-
-@pytest.fixture(autouse=True)
-def no_network(monkeypatch):
-    return refuse_non_loopback(monkeypatch)
 
 
 @pytest.fixture

@@ -14,14 +14,12 @@ from researchapp.providers.base import ProviderError
 from researchapp.providers.fetch import extract
 from researchapp.providers.fetch.client import FetchConfig, HttpFetcher, extract_html
 from tests.stubs import web_pages
-from tests.stubs.web import StubWeb, refuse_non_loopback, stub_web
+from tests.stubs.web import StubWeb, stub_web
+
+# Any connection outside 127.0.0.0/8 fails these tests (see ``no_network``).
+pytestmark = pytest.mark.usefixtures("no_network")
 
 web = pytest.fixture(scope="module", name="web")(stub_web)
-
-
-@pytest.fixture(autouse=True)
-def no_network(monkeypatch):
-    return refuse_non_loopback(monkeypatch)
 
 
 def fetcher_for(web: StubWeb, **config) -> HttpFetcher:

@@ -20,14 +20,11 @@ from researchapp.providers.fetch.guard import (
     is_public_address,
     resolve_checked,
 )
-from tests.stubs.web import refuse_non_loopback
+
+# Any connection outside 127.0.0.0/8 fails these tests (see ``no_network``).
+pytestmark = pytest.mark.usefixtures("no_network")
 
 NOBODY = frozenset[str]()
-
-
-@pytest.fixture(autouse=True)
-def no_network(monkeypatch):
-    return refuse_non_loopback(monkeypatch)
 
 
 def resolver_for(table: dict[str, list[str]]):

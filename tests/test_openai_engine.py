@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from researchapp.core.enums import FindingStatus, Intent, Resolution, Stance
@@ -11,10 +9,8 @@ from researchapp.pipeline.values import Evidence, EvidenceLink, ReviewedFinding,
 from researchapp.providers import registry
 from researchapp.providers.base import ConfigurationError, ProviderError
 from researchapp.providers.chat.openai import OpenAIChat
-from tests.model_stages import ModelStages, model_stages
+from tests.model_stages import make_engine
 from tests.stubs.openai_api import Failure, StubOpenAI, by_stage
-
-KEY = "sk-test-key"
 
 # One stored page; the evidence below are slices of it, so the rest must never reach the model.
 PAGE = (
@@ -36,16 +32,6 @@ def evidence_slice(evidence_id: int, needle: str, *, source_id: int = 1, cluster
 
 FIRST = evidence_slice(12, PAGE.split("\n\n")[0], source_id=1, cluster="s1.example")
 SECOND = evidence_slice(15, PAGE.split("\n\n")[2], source_id=2, cluster="s2.example")
-
-
-@pytest.fixture
-def llm() -> Iterator[StubOpenAI]:
-    with StubOpenAI(api_key=KEY) as stub:
-        yield stub
-
-
-def make_engine(stub: StubOpenAI, **options: object) -> ModelStages:
-    return model_stages(stub.base_url, api_key=KEY, **options)  # type: ignore[arg-type]
 
 
 def finding(

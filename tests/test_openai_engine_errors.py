@@ -3,28 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import httpx
 import pytest
 
 from researchapp.pipeline.values import UsageLog
 from researchapp.providers.base import ProviderError
-from tests.model_stages import ModelStages, model_stages
+from tests.model_stages import KEY, make_engine, model_stages
 from tests.stubs.openai_api import Failure, StubOpenAI
-
-KEY = "sk-test-key"
-
-
-@pytest.fixture
-def llm() -> Iterator[StubOpenAI]:
-    with StubOpenAI(api_key=KEY) as stub:
-        yield stub
-
-
-def make_engine(stub: StubOpenAI, **options: object) -> ModelStages:
-    return model_stages(stub.base_url, api_key=KEY, **options)  # type: ignore[arg-type]
-
 
 # --- API errors -------------------------------------------------------------------------------
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
@@ -20,10 +19,9 @@ from researchapp.pipeline.values import (
     UsageLog,
 )
 from researchapp.providers.base import ProviderError
-from tests.model_stages import ModelStages, model_stages
+from tests.model_stages import make_engine
 from tests.stubs.openai_api import StubOpenAI, by_stage
 
-KEY = "sk-test-key"
 EFFICIENCY = SubQuestion(id=7, text="How efficient are heat pumps?", queries=("heat pump COP",), order=0)
 COST = SubQuestion(id=8, text="What do heat pumps cost?", queries=("heat pump cost",), order=1)
 
@@ -65,16 +63,6 @@ PICKED = finding(3, COST, PRICE, status=FindingStatus.CONFLICT, resolution=Resol
 GAP = ReviewedFinding(id=4, subquestion_id=COST.id, status=FindingStatus.INSUFFICIENT,
                       statement="[证据不足] x", confidence="", resolution=Resolution.GAP, links=(),
                       evidence=())  # fmt: skip
-
-
-@pytest.fixture
-def llm() -> Iterator[StubOpenAI]:
-    with StubOpenAI(api_key=KEY) as stub:
-        yield stub
-
-
-def make_engine(stub: StubOpenAI) -> ModelStages:
-    return model_stages(stub.base_url, api_key=KEY)
 
 
 def test_it_writes_claims_for_findings_stated_as_fact(llm: StubOpenAI) -> None:
