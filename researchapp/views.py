@@ -109,6 +109,7 @@ def task_cancel(request: HttpRequest, task_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def task_resume(request: HttpRequest, task_id: int) -> HttpResponse:
+    # A deliberate parallel of task_cancel: one action on the task, then back to its page.
     task = selectors.visible_task(task_id, request.user)
     try:
         submission.task_resume(task=task, actor=request.user)

@@ -112,19 +112,15 @@ class PlanEditForm:
         return [row.edit() for row in rows]
 
 
+def note_field(*, testid: str, placeholder: str) -> forms.CharField:
+    """A free-text note for a decision; empty is allowed here, the service says when it is not."""
+    attrs = {"rows": 3, "data-testid": testid, "placeholder": placeholder}
+    return forms.CharField(required=False, max_length=NOTE_MAX, widget=forms.Textarea(attrs=attrs))
+
+
 class PlanRejectForm(forms.Form):
     plan_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
-    feedback = forms.CharField(
-        required=False,
-        max_length=NOTE_MAX,
-        widget=forms.Textarea(
-            attrs={
-                "rows": 3,
-                "data-testid": "plan-reject-feedback",
-                "placeholder": "What should the planner change?",
-            }
-        ),
-    )
+    feedback = note_field(testid="plan-reject-feedback", placeholder="What should the planner change?")
 
 
 # --- findings and report --------------------------------------------------------------------------
@@ -142,14 +138,4 @@ class ReportDecisionForm(forms.Form):
 
     draft_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     decision = forms.ChoiceField(choices=DECISIONS)
-    comments = forms.CharField(
-        required=False,
-        max_length=NOTE_MAX,
-        widget=forms.Textarea(
-            attrs={
-                "rows": 3,
-                "data-testid": "report-comments",
-                "placeholder": "What should the writer change?",
-            }
-        ),
-    )
+    comments = note_field(testid="report-comments", placeholder="What should the writer change?")

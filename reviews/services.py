@@ -24,14 +24,29 @@ def _require_analyst(reviewer) -> None:
         raise PermissionDenied("Only analysts can decide reviews.")
 
 
-def _record(
-    *, task_id: int, reviewer, object_type: str, object_id: int, decision: str, note: str, version_seen: int
-) -> ReviewDecision:
+def _refuse_unknown_or_stale(what: str, decision: str, known, *, version: int, version_seen: int) -> None:
+    if decision not in known:
+        raise ValidationError(f"Unknown {what} decision {decision!r}.")
+    if version != version_seen:
+        raise StaleState(
+            f"The {what} changed since you loaded it (you saw v{version_seen}, it is now v{version})."
+        )
+
+
+OBJECT_TYPES = {
+    Finding: ReviewDecision.ObjectType.FINDING,
+    Plan: ReviewDecision.ObjectType.PLAN,
+    ReportDraft: ReviewDecision.ObjectType.REPORT,
+}
+
+
+def _record(decided: Finding | Plan | ReportDraft, *, reviewer, decision: str, note: str, version_seen: int):
+    """The audit row of one decision on ``decided`` (a finding, a plan or a report draft)."""
     return ReviewDecision.objects.create(
-        task_id=task_id,
+        task_id=decided.task_id,
         reviewer=reviewer,
-        object_type=object_type,
-        object_id=object_id,
+        object_type=OBJECT_TYPES[type(decided)],
+        object_id=decided.pk,
         decision=decision,
         note=note.strip(),
         version_seen=version_seen,
@@ -47,15 +62,7 @@ def decide_finding(
         finding = evidence_gate.finding_resolve(
             finding=finding, actor=reviewer, decision=decision, version_seen=version_seen, note=note
         )
-        return _record(
-            task_id=finding.task_id,
-            reviewer=reviewer,
-            object_type=ReviewDecision.ObjectType.FINDING,
-            object_id=finding.pk,
-            decision=decision,
-            note=note,
-            version_seen=version_seen,
-        )
+        return _record(finding, reviewer=reviewer, decision=decision, note=note, version_seen=version_seen)
 
 
 def decide_plan(
@@ -75,12 +82,9 @@ def decide_plan(
     4. Record the decision.
     """
     _require_analyst(reviewer)
-    if decision not in PLAN_DECISIONS:
-        raise ValidationError(f"Unknown plan decision {decision!r}.")
-    if plan.version != version_seen:
-        raise StaleState(
-            f"The plan changed since you loaded it (you saw v{version_seen}, it is now v{plan.version})."
-        )
+    _refuse_unknown_or_stale(
+        "plan", decision, PLAN_DECISIONS, version=plan.version, version_seen=version_seen
+    )
     with transaction.atomic():
         if edits is not None:
             plan = plan_gate.plan_update(plan=plan, actor=reviewer, subquestions=edits)
@@ -90,15 +94,7 @@ def decide_plan(
             plan_gate.plan_approve(plan=plan, actor=reviewer, note=note.strip())
         elif decision == "reject":
             plan_gate.plan_reject(plan=plan, actor=reviewer, feedback=note)
-        return _record(
-            task_id=plan.task_id,
-            reviewer=reviewer,
-            object_type=ReviewDecision.ObjectType.PLAN,
-            object_id=plan.pk,
-            decision=decision,
-            note=note,
-            version_seen=version_seen,
-        )
+        return _record(plan, reviewer=reviewer, decision=decision, note=note, version_seen=version_seen)
 
 
 def decide_report(
@@ -106,23 +102,12 @@ def decide_report(
 ) -> ReviewDecision:
     """Approve the current draft, or send it back to the writer with comments."""
     _require_analyst(reviewer)
-    if decision not in REPORT_DECISIONS:
-        raise ValidationError(f"Unknown report decision {decision!r}.")
-    if draft.version != version_seen:
-        raise StaleState(
-            f"The report changed since you loaded it (you saw v{version_seen}, it is now v{draft.version})."
-        )
+    _refuse_unknown_or_stale(
+        "report", decision, REPORT_DECISIONS, version=draft.version, version_seen=version_seen
+    )
     with transaction.atomic():
         if decision == "approve":
             draft = report_gate.report_approve(draft=draft, actor=reviewer, note=note.strip())
         else:
             draft = report_gate.report_send_back(draft=draft, actor=reviewer, comments=note)
-        return _record(
-            task_id=draft.task_id,
-            reviewer=reviewer,
-            object_type=ReviewDecision.ObjectType.REPORT,
-            object_id=draft.pk,
-            decision=decision,
-            note=note,
-            version_seen=version_seen,
-        )
+        return _record(draft, reviewer=reviewer, decision=decision, note=note, version_seen=version_seen)

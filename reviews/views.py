@@ -7,6 +7,9 @@ stored; without HTMX the view redirects (post/redirect/get).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -35,9 +38,47 @@ def _say(error: ValidationError | StaleState) -> str:
     return " ".join(error.messages) if isinstance(error, ValidationError) else str(error)
 
 
+def _apply(request: HttpRequest, decide: Callable[[], object], *, success: str) -> bool:
+    """Run one decision; say what happened, or why it did not (``StaleState``: someone was first)."""
+    try:
+        decide()
+    except (ValidationError, StaleState) as error:
+        messages.error(request, _say(error))
+        return False
+    messages.success(request, success)
+    return True
+
+
 def _require_analyst(request: HttpRequest) -> None:
     if not is_analyst(request.user):
         raise PermissionDenied("Only analysts can decide reviews.")
+
+
+def _gate_page(
+    request: HtmxHttpRequest,
+    task_id: int,
+    *,
+    decide: Callable[[HttpRequest, ResearchTask], Any],
+    context_for: Callable[[HttpRequest, ResearchTask, Any], dict],
+    template: str,
+) -> HttpResponse:
+    """What every gate page does: show the gate; on an analyst's POST, ``decide`` first.
+
+    After a POST the page is rendered again from fresh data (the fragment ``page.html#name`` for
+    htmx), so what the analyst sees is what is stored; without htmx the browser is redirected
+    (post/redirect/get) unless ``decide`` returned a form to show again with the analyst's input.
+    """
+    task = selectors.visible_task(task_id, request.user)
+    posted = None
+    if request.method == "POST":
+        _require_analyst(request)
+        posted = decide(request, task)
+        if not request.htmx and posted is None:
+            return redirect(request.path)
+    task = selectors.visible_task(task_id, request.user)
+    page = template.partition("#")[0]
+    context = {"task": task, **context_for(request, task, posted)}
+    return render(request, template if request.htmx else page, context)
 
 
 # --- plan review ----------------------------------------------------------------------------------
@@ -47,25 +88,20 @@ def _require_analyst(request: HttpRequest) -> None:
 @vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
 def plan_review(request: HtmxHttpRequest, task_id: int) -> HttpResponse:
-    task = selectors.visible_task(task_id, request.user)
-    posted = None
-    if request.method == "POST":
-        _require_analyst(request)
-        posted = _decide_plan(request, task)
-        if not request.htmx and posted is None:
-            return redirect("plan_review", task.pk)
-    review = review_selectors.plan_for_review(selectors.visible_task(task_id, request.user))
-    rows = posted.rows if posted else [PlanRow.of(sq) for sq in review.subquestions]
-    context = {
+    return _gate_page(
+        request, task_id, decide=_decide_plan, context_for=_plan_context, template="plan_review.html#editor"
+    )
+
+
+def _plan_context(request: HttpRequest, task: ResearchTask, posted: PlanEditForm | None) -> dict:
+    review = review_selectors.plan_for_review(task)
+    return {
         "review": review,
-        "task": review.task,
-        "rows": rows,
+        "rows": posted.rows if posted else [PlanRow.of(sq) for sq in review.subquestions],
         "new_row": PlanRow(None, posted.new_text, posted.new_queries) if posted else PlanRow(None, "", ""),
         "reject_form": PlanRejectForm(initial={"plan_version": review.plan.version if review.plan else 1}),
         "can_decide": is_analyst(request.user) and review.editable,
     }
-    template = "plan_review.html#editor" if request.htmx else "plan_review.html"
-    return render(request, template, context)
 
 
 def _decide_plan(request: HttpRequest, task: ResearchTask) -> PlanEditForm | None:
@@ -79,18 +115,18 @@ def _decide_plan(request: HttpRequest, task: ResearchTask) -> PlanEditForm | Non
         if not reject.is_valid():
             messages.error(request, first_error(reject))
             return None
-        try:
-            services.decide_plan(
+        data = reject.cleaned_data
+        _apply(
+            request,
+            lambda: services.decide_plan(
                 plan=review.plan,
                 reviewer=request.user,
                 decision="reject",
-                version_seen=reject.cleaned_data["plan_version"],
-                note=reject.cleaned_data["feedback"],
-            )
-        except (ValidationError, StaleState) as error:
-            messages.error(request, _say(error))
-        else:
-            messages.success(request, f"Plan v{review.plan.version} rejected; the planner is revising it.")
+                version_seen=data["plan_version"],
+                note=data["feedback"],
+            ),  # fmt: skip
+            success=f"Plan v{review.plan.version} rejected; the planner is revising it.",
+        )
         return None
     form = PlanEditForm(request.POST)
     if not form.is_valid():
@@ -131,16 +167,18 @@ def _int(raw: str | None) -> int:
 @vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
 def evidence_review(request: HtmxHttpRequest, task_id: int) -> HttpResponse:
-    task = selectors.visible_task(task_id, request.user)
-    if request.method == "POST":
-        _require_analyst(request)
-        _decide_finding(request, task)
-        if not request.htmx:
-            return redirect("evidence_review", task.pk)
-    review = review_selectors.findings_for_review(selectors.visible_task(task_id, request.user))
-    context = {"review": review, "task": review.task, "can_decide": is_analyst(request.user) and review.open}
-    template = "evidence_review.html#findings" if request.htmx else "evidence_review.html"
-    return render(request, template, context)
+    return _gate_page(
+        request,
+        task_id,
+        decide=_decide_finding,
+        context_for=_evidence_context,
+        template="evidence_review.html#findings",
+    )
+
+
+def _evidence_context(request: HttpRequest, task: ResearchTask, posted: None) -> dict:
+    review = review_selectors.findings_for_review(task)
+    return {"review": review, "can_decide": is_analyst(request.user) and review.open}
 
 
 def _decide_finding(request: HttpRequest, task: ResearchTask) -> None:
@@ -149,19 +187,18 @@ def _decide_finding(request: HttpRequest, task: ResearchTask) -> None:
         messages.error(request, first_error(form))
         return
     finding = review_selectors.finding_in_task(task, form.cleaned_data["finding"])
-    decision = form.cleaned_data["decision"]
-    try:
-        services.decide_finding(
+    decision, data = form.cleaned_data["decision"], form.cleaned_data
+    _apply(
+        request,
+        lambda: services.decide_finding(
             finding=finding,
             reviewer=request.user,
             decision=decision,
-            version_seen=form.cleaned_data["version"],
-            note=form.cleaned_data["note"],
-        )
-    except (ValidationError, StaleState) as error:  # StaleState: someone else decided first
-        messages.error(request, _say(error))
-    else:
-        messages.success(request, f"Recorded for item {finding.pk}: {decision.replace('_', ' ')}.")
+            version_seen=data["version"],
+            note=data["note"],
+        ),  # fmt: skip
+        success=f"Recorded for item {finding.pk}: {decision.replace('_', ' ')}.",
+    )
 
 
 # --- report ---------------------------------------------------------------------------------------
@@ -171,48 +208,42 @@ def _decide_finding(request: HttpRequest, task: ResearchTask) -> None:
 @vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
 def report_view(request: HtmxHttpRequest, task_id: int) -> HttpResponse:
-    task = selectors.visible_task(task_id, request.user)
-    if request.method == "POST":
-        _require_analyst(request)
-        _decide_report(request, task)
-        if not request.htmx:
-            return redirect("report_view", task.pk)
-    report = review_selectors.report_for(selectors.visible_task(task_id, request.user))
-    context = {
+    return _gate_page(
+        request, task_id, decide=_decide_report, context_for=_report_context, template="report.html#decision"
+    )
+
+
+def _report_context(request: HttpRequest, task: ResearchTask, posted: None) -> dict:
+    report = review_selectors.report_for(task)
+    return {
         "report": report,
-        "task": report.task,
         "body": report_html(report.draft.markdown, report.evidence_ids) if report.draft else "",
         "form": ReportDecisionForm(initial={"draft_version": report.draft.version if report.draft else 1}),
         "can_decide": is_analyst(request.user) and report.reviewable,
     }
-    template = "report.html#decision" if request.htmx else "report.html"
-    return render(request, template, context)
 
 
 def _decide_report(request: HttpRequest, task: ResearchTask) -> None:
+    # A deliberate parallel of _decide_finding: each gate parses its own form for its own service.
     form = ReportDecisionForm(request.POST)
     draft = review_selectors.report_for(task).draft
     if not form.is_valid() or draft is None:
         messages.error(request, first_error(form) if draft else "There is no report draft yet.")
         return
-    decision = form.cleaned_data["decision"]
-    try:
-        services.decide_report(
+    decision, data = form.cleaned_data["decision"], form.cleaned_data
+    _apply(
+        request,
+        lambda: services.decide_report(
             draft=draft,
             reviewer=request.user,
             decision=decision,
-            version_seen=form.cleaned_data["draft_version"],
-            note=form.cleaned_data["comments"],
-        )
-    except (ValidationError, StaleState) as error:
-        messages.error(request, _say(error))
-    else:
-        messages.success(
-            request,
-            f"Report v{draft.version} approved."
-            if decision == "approve"
-            else f"Report v{draft.version} sent back; the writer is revising it.",
-        )
+            version_seen=data["draft_version"],
+            note=data["comments"],
+        ),  # fmt: skip
+        success=f"Report v{draft.version} approved."
+        if decision == "approve"
+        else f"Report v{draft.version} sent back; the writer is revising it.",
+    )
 
 
 # --- queue and audit ------------------------------------------------------------------------------
