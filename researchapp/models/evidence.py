@@ -19,7 +19,14 @@ class Evidence(models.Model):
     end = models.PositiveIntegerField()
     quote = models.TextField()
     snapshot_sha256 = models.CharField(max_length=64)
-    score = models.FloatField(default=0.0)
+    score = models.FloatField(default=0.0, help_text="Rank among the sub-question's passages (BM25 share).")
+    # How much of what is asked the passage holds (0..1): the salient terms of its sub-question and
+    # of the question (entities, options, the asked-for attribute), weighted by rarity.
+    relevance = models.FloatField(default=0.0)
+    question_relevance = models.FloatField(default=0.0)
+    matched_terms = models.JSONField(
+        default=list, blank=True, help_text="The salient terms the passage holds."
+    )
     round = models.PositiveSmallIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -84,6 +84,9 @@ class SubQuestion(models.Model):
     followup_queries = models.JSONField(default=list, blank=True)
     # The round this sub-question is due to be collected for, and the last one that finished
     # (0 = never collected). A follow-up round raises ``due_round`` for thin sub-questions only.
+    # What a cheap probe search found before the plan was approved: whether the corpus (or the web)
+    # seems to cover this sub-question, e.g. {"status": "uncovered", "message": "...", "hits": 0}.
+    coverage = models.JSONField(default=dict, blank=True)
     due_round = models.PositiveSmallIntegerField(default=1)
     collected_round = models.PositiveSmallIntegerField(default=0)
     sources = models.ManyToManyField("researchapp.Source", blank=True, related_name="subquestions")
