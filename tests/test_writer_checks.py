@@ -132,8 +132,8 @@ def test_it_reports_disputed_findings_with_both_sides_verbatim() -> None:
     # when
     draft = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS)
     # then
-    assert f'Supports [E22]: "{E_42.quote}"' in draft.markdown
-    assert f'Contradicts [E23]: "{E_35.quote}"' in draft.markdown
+    assert f"- Says so E22: “{E_42.quote}”" in draft.markdown
+    assert f"- Disagrees E23: “{E_35.quote}”" in draft.markdown
     assert Claim(DISPUTED.statement, (22, 23), "disputed") in draft.claims
 
 
@@ -142,7 +142,8 @@ def test_it_lists_gaps_to_verify_never_as_facts() -> None:
     draft = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS)
     # then
     gaps = draft.markdown.split("## To verify [证据不足]")[1].split("## References")[0]
-    assert "- [证据不足] How do Rust and Go differ in risks?" in gaps
+    assert "### [证据不足] How do Rust and Go differ in risks?" in gaps
+    assert "- Searched:" in gaps and "- No passage came close." in gaps
     assert not any("risks" in claim.text for claim in draft.claims)
 
 
@@ -151,7 +152,8 @@ def test_it_lists_each_cited_evidence_once_in_the_references() -> None:
     draft = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS)
     references = draft.markdown.split("## References")[1]
     # then
-    assert f'[E21] "{E_FREE.quote}" — Source 10, https://s10.example/page' in references
+    quote = " ".join(E_FREE.quote.split())  # one line in Markdown
+    assert f"[E21] “{quote}” — Source 10, https\\://s10.example/page" in references
     for evidence_id in (21, 22, 23, 24):
         assert references.count(f"[E{evidence_id}]") == 1
 
@@ -180,7 +182,11 @@ def test_it_writes_the_picked_side_of_a_conflict_as_a_claim() -> None:
         Claim("A second survey found that 35% of professional developers use Rust at work.", (23,), "2")
         in draft.claims
     )
-    assert "42%" not in draft.markdown
+    sections, disputed = draft.markdown.split("## References")[0].split("## Disputed findings")
+    assert "42%" not in sections
+    # and the decision stays on record under the disputes, with the kept side quoted, never cited
+    assert "- Kept E23: “A second survey found" in disputed
+    assert "Decision: an analyst picked one side" in disputed
     assert check(draft, findings=(SUPPORTED, picked, GAP)) == []
 
 

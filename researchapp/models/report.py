@@ -40,6 +40,8 @@ class ReportDraft(StatusMachine):
     revision = models.PositiveSmallIntegerField(default=1)
     markdown = models.TextField()
     claims = models.JSONField(default=list, help_text="[{text, evidence_ids, section}]")
+    # What every export renders (pipeline.report.document): the Markdown above is the writer's record.
+    document = models.JSONField(default=dict, blank=True, help_text="The report's structure, as written.")
     check_issues = models.JSONField(default=list, help_text="[{code, message, claim_index}]")
     status = models.CharField(max_length=16, choices=Status.choices)
     engine = models.CharField(max_length=32, blank=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from researchapp.core.enums import FindingStatus, Intent, Resolution, Stance
 from researchapp.providers.base import Document
@@ -137,8 +138,13 @@ class ReviewedFinding:
     confidence: str
     resolution: Resolution
     links: tuple[EvidenceLink, ...]
-    evidence: tuple[Evidence, ...]  # every evidence row the links point at
+    evidence: tuple[Evidence, ...]  # every evidence row the links (and ``set_aside``) point at
     note: str = ""  # the analyst's note, if any
+    # The side an analyst did not pick (with its original stance): the report quotes it, never cites it.
+    set_aside: tuple[EvidenceLink, ...] = ()
+    decided_by: str = ""  # who decided (a username), "" if nobody did
+    decided_at: str = ""  # when, ISO 8601 in UTC
+    searched: tuple[str, ...] = ()  # the sub-question's queries, every round's
 
 
 # --- write and check --------------------------------------------------------------------------
@@ -157,6 +163,9 @@ class Claim:
 class Draft:
     markdown: str
     claims: tuple[Claim, ...]
+    # The report's structure as stored with the draft (``pipeline.report.document``, as JSON):
+    # what every export renders, so that no format re-reads the Markdown.
+    document: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 from researchapp.core.enums import Resolution
-from researchapp.pipeline.report import describe_claim, markers, report_bucket, stated_elsewhere
+from researchapp.pipeline.report import MARKER_LIKE, describe_claim, markers, report_bucket, stated_elsewhere
+from researchapp.pipeline.report.markdown import markdown_text
 from researchapp.pipeline.text.quantities import extract_quantities
 from researchapp.pipeline.values import (
     Brief,
@@ -83,11 +84,12 @@ def _check_claim(
             issues.append(
                 CheckIssue("number_not_in_quote", f"{figure!r} appears in no cited quote of {named}", index)
             )
-    if text not in markdown:
+    shown = markdown_text(text)  # as the Markdown writes it: escaped, on one line
+    if shown not in markdown:
         issues.append(
             CheckIssue("marker_missing", f"The Markdown does not contain the text of {named}", index)
         )
-    elif f"{text}{markers(evidence_ids)}" not in markdown:
+    elif f"{shown}{markers(evidence_ids)}" not in markdown:
         issues.append(
             CheckIssue(
                 "marker_missing",
@@ -98,11 +100,25 @@ def _check_claim(
     return issues
 
 
+def _markers_in_text(draft: Draft) -> list[CheckIssue]:
+    """A claim's text holds no citation marker: markers come from its evidence ids alone, so a
+    model cannot make "[E999]" look like a citation."""
+    return [
+        CheckIssue(
+            "marker_in_claim",
+            f"Citation markers belong in evidence_ids, not in the text of {describe_claim(claim.text)}",
+            index,
+        )
+        for index, claim in enumerate(draft.claims)
+        if MARKER_LIKE.search(claim.text)
+    ]
+
+
 def check_draft(draft: Draft, brief: Brief, ledger: Ledger) -> list[CheckIssue]:
     """Every problem with ``draft``; an empty list means it passes."""
     evidence, snapshots = ledger.evidence, ledger.snapshots
     subquestions, findings = brief.subquestions, brief.findings
-    issues: list[CheckIssue] = []
+    issues: list[CheckIssue] = _markers_in_text(draft)
     for index, claim in enumerate(draft.claims):
         issues += _check_claim(
             index,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import fields
+from datetime import UTC
 from typing import Any
 
 from django.db.models import F, Model
@@ -41,8 +42,12 @@ def evidence_value(row: Evidence) -> values.Evidence:
 
 
 def finding_value(row: Finding) -> values.ReviewedFinding:
-    links = [link for link in row.links.all() if link.kept]
+    """The finding as the writer sees it, with the analyst's decision: who, when, why, and the side
+    set aside. Needs ``subquestion`` and ``resolved_by`` joined and ``links__evidence__source`` fetched."""
+    links = list(row.links.all())
+    kept = [link for link in links if link.kept]
     picked = row.resolution == Resolution.PICKED
+    subquestion = row.subquestion
     return values.ReviewedFinding(
         id=row.pk,
         subquestion_id=row.subquestion_id,
@@ -53,10 +58,16 @@ def finding_value(row: Finding) -> values.ReviewedFinding:
         # Once a side is picked, what remains is simply what the finding stands on.
         links=tuple(
             values.EvidenceLink(link.evidence_id, Stance.SUPPORTS if picked else Stance(link.stance))
-            for link in links
+            for link in kept
         ),
         evidence=tuple(evidence_value(link.evidence) for link in links),
         note=row.resolution_note,
+        set_aside=tuple(
+            values.EvidenceLink(link.evidence_id, Stance(link.stance)) for link in links if not link.kept
+        ),
+        decided_by=row.resolved_by.get_username() if row.resolved_by else "",
+        decided_at=row.resolved_at.astimezone(UTC).isoformat() if row.resolved_at else "",
+        searched=tuple(dict.fromkeys([*subquestion.queries, *subquestion.followup_queries])),
     )
 
 

@@ -37,7 +37,7 @@ def report_findings(task: ResearchTask) -> list[values.ReviewedFinding]:
         # Dropped findings stay visible to the checker (a sub-question an analyst dropped is
         # covered); render_draft leaves them out of the text.
         .exclude(resolution=Resolution.MORE_RESEARCH)
-        .select_related("subquestion")
+        .select_related("subquestion", "resolved_by")
         .prefetch_related("links__evidence__source")
     )
     return [finding_value(row) for row in rows]
@@ -85,6 +85,7 @@ def run_write(task: ResearchTask) -> ReportDraft:
                 write_pass=task.write_pass,
                 revision=revision,
                 markdown=draft.markdown,
+                document=dict(draft.document),
                 engine=writer.name,
                 claims=[
                     {"text": c.text, "evidence_ids": list(c.evidence_ids), "section": c.section}

@@ -1,24 +1,45 @@
-"""The report's Markdown, shared by every writer: the model-backed one passes model-written claims."""
+"""The report's structure and Markdown, shared by every writer (the model-backed one passes its claims).
+
+``render_draft`` decides what the report says where (``pipeline.report.document``) and writes the
+draft's Markdown from that structure; every export renders the same structure again.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from researchapp.core.enums import INSUFFICIENT_MARK
-from researchapp.pipeline.report import markers, report_bucket, stated_elsewhere
+from researchapp.core.enums import INSUFFICIENT_MARK, Resolution
+from researchapp.pipeline.report import report_bucket, stated_elsewhere
+from researchapp.pipeline.report.document import (
+    CLOSEST,
+    KEPT,
+    SET_ASIDE,
+    Decision,
+    Dispute,
+    Document,
+    Gap,
+    Passage,
+    Section,
+    Statement,
+    document_json,
+)
+from researchapp.pipeline.report.markdown import (
+    DISPUTED_NOTE,
+    GAP_NOTE,
+    NO_CLAIMS_LINE,
+    PROVENANCE_LINE,
+    STATED_ABOVE_LINE,
+    body_markdown,
+    markdown_text,
+    role_label,
+)
 from researchapp.pipeline.values import Claim, Draft, Evidence, ReviewedFinding, SubQuestion
 
+ANSWER_SECTION = "answer"  # claims that answer the question directly; rendered first
 DISPUTED_SECTION = "disputed"
-GAPS_HEADING = "## To verify [证据不足]"
-DISPUTED_HEADING = "## Disputed findings"
 REFERENCES_HEADING = "## References"
-PROVENANCE_LINE = (
-    "*This report was written from verbatim quotes of stored sources: every [E…] marker points at "
-    "a quoted passage listed under References.*"
-)
-NO_CLAIMS_LINE = "*No supported finding for this sub-question.*"
-STATED_ABOVE_LINE = "*What the sources say on this sub-question is stated in an earlier section.*"
 NEUTRAL_DISPUTE = "Sources disagree on this point; see the quoted passages."
+SUMMARY_LENGTH = 5
 
 
 def _evidence_index(findings: Sequence[ReviewedFinding]) -> dict[int, Evidence]:
@@ -29,28 +50,133 @@ def _evidence_index(findings: Sequence[ReviewedFinding]) -> dict[int, Evidence]:
     return index
 
 
+def _source_words(item: Evidence) -> str:
+    return ", ".join(markdown_text(part) for part in (item.source_title, item.source_url) if part)
+
+
 def _reference(item: Evidence) -> str:
-    # A paragraph, not a list item: a quote spanning paragraphs must not break the list apart.
-    where = ", ".join(part for part in (item.source_title, item.source_url) if part)
-    return f'[E{item.id}] "{item.quote}" — {where}' if where else f'[E{item.id}] "{item.quote}"'
+    # A paragraph, not a list item: one line per reference, whatever the quote holds.
+    where = _source_words(item)
+    quoted = f"[E{item.id}] “{markdown_text(item.quote)}”"
+    return f"{quoted} — {where}" if where else quoted
 
 
-def _disputed_block(finding: ReviewedFinding, index: dict[int, Evidence]) -> tuple[list[str], Claim]:
-    ids = tuple(dict.fromkeys(link.evidence_id for link in finding.links))
-    lines = [f"- {finding.statement}{markers(ids)}"]
-    for link in finding.links:
-        item = index.get(link.evidence_id)
-        if item is not None:
-            lines += ["", f'{link.stance.value.capitalize()} [E{item.id}]: "{item.quote}"']
-    return lines + [""], Claim(finding.statement, ids, DISPUTED_SECTION)
+def _decision(finding: ReviewedFinding) -> Decision:
+    return Decision(
+        resolution=finding.resolution.value, by=finding.decided_by, at=finding.decided_at, note=finding.note
+    )
 
 
-def _gap_line(finding: ReviewedFinding) -> str:
-    statement = finding.statement
-    if INSUFFICIENT_MARK not in statement:
-        statement = f"{INSUFFICIENT_MARK} {statement}"
-    note = f" — analyst note: {finding.note}" if finding.note else ""
-    return f"- {statement}{note}"
+def _statement(claim: Claim) -> Statement:
+    return Statement(claim.text, tuple(dict.fromkeys(claim.evidence_ids)))
+
+
+def _dispute(finding: ReviewedFinding) -> tuple[Dispute, Claim | None]:
+    """A disagreement: its claim (none once a side is picked: the body states that side) and both sides."""
+    if finding.resolution is Resolution.PICKED:
+        passages = [Passage(link.evidence_id, KEPT) for link in finding.links]
+        passages += [Passage(link.evidence_id, SET_ASIDE) for link in finding.set_aside]
+        claim = None
+    else:
+        passages = [Passage(link.evidence_id, link.stance.value) for link in finding.links]
+        ids = tuple(dict.fromkeys(link.evidence_id for link in finding.links))
+        claim = Claim(finding.statement, ids, DISPUTED_SECTION)
+    dispute = Dispute(
+        finding_id=finding.id,
+        subquestion_id=finding.subquestion_id,
+        topic=finding.statement,
+        claim=_statement(claim) if claim else None,
+        passages=tuple(passages),
+        decision=_decision(finding),
+    )
+    return dispute, claim
+
+
+def _gap(finding: ReviewedFinding) -> Gap:
+    return Gap(
+        finding_id=finding.id,
+        subquestion_id=finding.subquestion_id,
+        statement=finding.statement.replace(INSUFFICIENT_MARK, "").strip(),  # renderers write the mark
+        searched=finding.searched,
+        # The closest passages that did not clear the bar: quoted as what was found, never cited.
+        passages=tuple(Passage(link.evidence_id, CLOSEST) for link in finding.links),
+        decision=_decision(finding),
+    )
+
+
+def _why_no_claims(subquestion_id: int, findings: Sequence[ReviewedFinding], claims: Sequence[Claim]) -> str:
+    if stated_elsewhere(subquestion_id, findings, claims):
+        return STATED_ABOVE_LINE
+    own = [finding for finding in findings if finding.subquestion_id == subquestion_id]
+    if any(_is_shown_as_dispute(finding) for finding in own):
+        return DISPUTED_NOTE
+    if any(report_bucket(finding) == "gap" for finding in own):
+        return GAP_NOTE
+    return NO_CLAIMS_LINE
+
+
+def _is_shown_as_dispute(finding: ReviewedFinding) -> bool:
+    return report_bucket(finding) == "disputed" or finding.resolution is Resolution.PICKED
+
+
+def build_document(
+    question: str,
+    subquestions: Sequence[SubQuestion],
+    findings: Sequence[ReviewedFinding],
+    claims: Sequence[Claim],
+) -> tuple[Document, list[Claim]]:
+    """What the report says where, and every claim it makes (disputed statements included).
+
+    1. The direct answer: claims of the "answer" section; without any, the sections' first claims.
+    2. One section per sub-question with its claims, or a note: nothing supported, or stated above.
+    3. Disputes: each disagreement once, both sides quoted, the analyst's decision; a picked side is
+       stated in the body and the other side kept on record here.
+    4. Gaps ([证据不足]): what was searched and the closest passages.
+    Claims whose section names neither the answer nor a sub-question are left out: nothing unplaced
+    is printed.
+    """
+    rendered: list[Claim] = [claim for claim in claims if claim.section == ANSWER_SECTION]
+    sections = []
+    for subquestion in sorted(subquestions, key=lambda sq: (sq.order, sq.id)):
+        own = [claim for claim in claims if claim.section == str(subquestion.id)]
+        rendered += own
+        note = "" if own else _why_no_claims(subquestion.id, findings, claims)
+        sections.append(Section(subquestion.id, subquestion.text, tuple(map(_statement, own)), note))
+
+    answer = tuple(_statement(claim) for claim in rendered if claim.section == ANSWER_SECTION)
+    firsts = tuple(section.statements[0] for section in sections if section.statements)[:SUMMARY_LENGTH]
+    summary = not answer and len(firsts) > 1  # one section's first claim would only repeat it
+    if summary:
+        answer = firsts
+
+    disputes, shown = [], set()
+    for finding in filter(_is_shown_as_dispute, findings):
+        if finding.statement in shown:  # one disagreement found under two sub-questions
+            continue
+        shown.add(finding.statement)
+        dispute, claim = _dispute(finding)
+        disputes.append(dispute)
+        rendered += [claim] if claim else []
+
+    gaps = tuple(_gap(finding) for finding in findings if report_bucket(finding) == "gap")
+    document = Document(
+        title=" ".join(question.split()),
+        answer=answer,
+        answer_is_summary=summary,
+        sections=tuple(sections),
+        disputes=tuple(disputes),
+        gaps=gaps,
+    )
+    return document, rendered
+
+
+def _passage_line(index: dict[int, Evidence]):
+    def line(passage: Passage) -> str:
+        item = index.get(passage.evidence_id)
+        quote = f"“{markdown_text(item.quote)}” — {_source_words(item)}" if item else "(not in the ledger)"
+        return f"{role_label(passage.role)} E{passage.evidence_id}: {quote}"
+
+    return line
 
 
 def render_draft(
@@ -59,50 +185,15 @@ def render_draft(
     findings: Sequence[ReviewedFinding],
     claims: Sequence[Claim],
 ) -> Draft:
-    """Markdown of the report, and every claim it makes (disputed statements included).
-
-    1. Title and provenance line; 2. one section per sub-question with its claims and markers;
-    3. disputed findings with each side's verbatim quote; 4. the [证据不足] items to verify;
-    5. references: every cited evidence id once, with its quote and source.
-    Claims whose section names no sub-question are left out: nothing unplaced is printed, and
-    a section whose findings an earlier claim already states says so instead of repeating it.
-    A dispute already shown (the same statement under two sub-questions) is shown once.
-    """
+    """The draft: its structure, its claims, and its Markdown (title, provenance line, body, and
+    references: every cited evidence id once, in reading order, with its quote and source)."""
+    document, rendered = build_document(question, subquestions, findings, claims)
     index = _evidence_index(findings)
-    lines = [f"# {question.strip()}", "", PROVENANCE_LINE]
-    rendered: list[Claim] = []
-    ordered = sorted(subquestions, key=lambda sq: (sq.order, sq.id))
-    for subquestion in ordered:
-        lines += ["", f"## {subquestion.text}", ""]
-        own = [claim for claim in claims if claim.section == str(subquestion.id)]
-        lines += [f"- {claim.text}{markers(claim.evidence_ids)}" for claim in own]
-        rendered += own
-        if not own:
-            stated = stated_elsewhere(subquestion.id, findings, claims)
-            lines.append(STATED_ABOVE_LINE if stated else NO_CLAIMS_LINE)
-
-    disputed = [f for f in findings if report_bucket(f) == "disputed"]
-    shown: set[str] = set()
-    if disputed:
-        lines += ["", DISPUTED_HEADING, ""]
-        for finding in disputed:
-            if finding.statement in shown:
-                continue
-            shown.add(finding.statement)
-            block, claim = _disputed_block(finding, index)
-            lines += block
-            rendered.append(claim)
-        lines.pop()
-
-    gaps = [f for f in findings if report_bucket(f) == "gap"]
-    if gaps:
-        lines += ["", GAPS_HEADING, ""]
-        lines += [_gap_line(finding) for finding in gaps]
-
-    cited = list(dict.fromkeys(i for claim in rendered for i in claim.evidence_ids))
-    references = [_reference(index[i]) for i in cited if i in index]
+    lines = [f"# {markdown_text(document.title)}", "", PROVENANCE_LINE]
+    lines += body_markdown(document, _passage_line(index))
+    references = [_reference(index[i]) for i in document.cited_ids() if i in index]
     if references:
         lines += ["", REFERENCES_HEADING]
         for reference in references:
             lines += ["", reference]
-    return Draft(markdown="\n".join(lines) + "\n", claims=tuple(rendered))
+    return Draft(markdown="\n".join(lines) + "\n", claims=tuple(rendered), document=document_json(document))

@@ -52,6 +52,18 @@ def markers(evidence_ids: Iterable[int]) -> str:
     return "".join(f" [E{evidence_id}]" for evidence_id in dict.fromkeys(evidence_ids))
 
 
+# Anything a reader could take for a citation marker: "[E12]", "[E1, E2]", "[ e 3 ]", "【E4】".
+# Claim text may hold none: markers are drawn from a claim's evidence ids, never taken from its text.
+MARKER_LIKE = re.compile(r"[\[【［]\s*E\s*\d+", re.IGNORECASE)
+# A marker as the Markdown renders one: "[E12]" not preceded by the backslash that escapes text.
+RENDERED_MARKER = re.compile(r"(?<!\\)\[E(\d+)\]")
+
+
+def marker_ids(markdown: str) -> list[int]:
+    """The evidence ids of the citation markers a Markdown text renders, in order."""
+    return [int(found) for found in RENDERED_MARKER.findall(markdown)]
+
+
 def stated_elsewhere(
     subquestion_id: int, findings: Sequence[ReviewedFinding], claims: Sequence[Claim]
 ) -> bool:

@@ -1,0 +1,173 @@
+"""The report as structure: what the writer decided to say, stored with each draft, rendered to every format.
+
+Text here is data (claims, statements, queries, notes are other people's words): no value holds
+markup, and every renderer escapes it for its format. Citation markers are not part of any text;
+they are drawn from ``evidence_ids``. Quotes are not copied here either: a ``Passage`` names its
+evidence row, whose quote the ledger holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# Where a passage stands in a dispute or a gap.
+KEPT, SET_ASIDE, CLOSEST = "kept", "set aside", "closest"
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A sentence the report asserts, and the evidence ids that back it (its markers)."""
+
+    text: str
+    evidence_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Section:
+    """One sub-question: its claims, or a note saying why there are none."""
+
+    subquestion_id: int
+    heading: str
+    statements: tuple[Statement, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A quote shown in full as part of a record (a dispute's side, a gap's closest passage)."""
+
+    evidence_id: int
+    role: str  # "supports", "contradicts", KEPT, SET_ASIDE or CLOSEST
+
+
+DECISION_WORDS = {
+    "picked": "an analyst picked one side",
+    "disputed": "an analyst kept it as disputed",
+    "gap": "an analyst kept it as a point to verify",
+    "": "not reviewed by an analyst",
+}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What an analyst decided about a finding, who, when (ISO 8601, UTC) and why; empty if nobody did."""
+
+    resolution: str = ""
+    by: str = ""
+    at: str = ""
+    note: str = ""
+
+    @property
+    def summary(self) -> str:
+        """ "an analyst picked one side (analyst, 2025-06-01 10:12 UTC)": the decision without its reason."""
+        what = DECISION_WORDS.get(self.resolution, self.resolution)
+        when = f"{self.at[:16].replace('T', ' ')} UTC" if self.at else ""
+        who = ", ".join(part for part in (self.by, when) if part)
+        return f"{what} ({who})" if who else what
+
+
+@dataclass(frozen=True)
+class Dispute:
+    """Sources that disagree: both sides quoted, the analyst's decision, and (unless a side was
+    picked, which the body then states) the report's own neutral claim about the disagreement."""
+
+    finding_id: int
+    subquestion_id: int
+    topic: str
+    claim: Statement | None
+    passages: tuple[Passage, ...]
+    decision: Decision = field(default_factory=Decision)
+
+
+@dataclass(frozen=True)
+class Gap:
+    """A point to verify ([证据不足]): what was searched and the closest passages, never as support."""
+
+    finding_id: int
+    subquestion_id: int
+    statement: str
+    searched: tuple[str, ...] = ()
+    passages: tuple[Passage, ...] = ()
+    decision: Decision = field(default_factory=Decision)
+
+
+@dataclass(frozen=True)
+class Document:
+    title: str
+    answer: tuple[Statement, ...] = ()
+    answer_is_summary: bool = False  # no answer claims: the sections' first claims stand in for them
+    sections: tuple[Section, ...] = ()
+    disputes: tuple[Dispute, ...] = ()
+    gaps: tuple[Gap, ...] = ()
+
+    def statements(self) -> list[Statement]:
+        """Every cited sentence in reading order (a summary repeats its sections' sentences)."""
+        found = list(self.answer)
+        for section in self.sections:
+            found += section.statements
+        found += [dispute.claim for dispute in self.disputes if dispute.claim]
+        return found
+
+    def cited_ids(self) -> list[int]:
+        """Evidence ids in the order a reader meets their first marker."""
+        return list(dict.fromkeys(i for statement in self.statements() for i in statement.evidence_ids))
+
+    def quoted_ids(self) -> list[int]:
+        """Evidence ids whose quotes the document shows in full as records (disputes and gaps)."""
+        records = [*self.disputes, *self.gaps]
+        return list(dict.fromkeys(p.evidence_id for record in records for p in record.passages))
+
+
+def document_json(document: Document) -> dict[str, Any]:
+    return asdict(document)
+
+
+def _statement(data: dict[str, Any] | None) -> Statement | None:
+    if not data:
+        return None
+    return Statement(str(data["text"]), tuple(int(i) for i in data.get("evidence_ids", ())))
+
+
+def _passages(items: list[dict[str, Any]]) -> tuple[Passage, ...]:
+    return tuple(Passage(int(item["evidence_id"]), str(item["role"])) for item in items)
+
+
+def document_from_json(data: dict[str, Any]) -> Document:
+    """The stored document (``ReportDraft.document``) as values again."""
+    return Document(
+        title=str(data.get("title", "")),
+        answer=tuple(_statement(item) for item in data.get("answer", ())),
+        answer_is_summary=bool(data.get("answer_is_summary", False)),
+        sections=tuple(
+            Section(
+                subquestion_id=int(item["subquestion_id"]),
+                heading=str(item["heading"]),
+                statements=tuple(_statement(s) for s in item.get("statements", ())),
+                note=str(item.get("note", "")),
+            )
+            for item in data.get("sections", ())
+        ),
+        disputes=tuple(
+            Dispute(
+                finding_id=int(item["finding_id"]),
+                subquestion_id=int(item["subquestion_id"]),
+                topic=str(item["topic"]),
+                claim=_statement(item.get("claim")),
+                passages=_passages(item.get("passages", [])),
+                decision=Decision(**item.get("decision", {})),
+            )
+            for item in data.get("disputes", ())
+        ),
+        gaps=tuple(
+            Gap(
+                finding_id=int(item["finding_id"]),
+                subquestion_id=int(item["subquestion_id"]),
+                statement=str(item["statement"]),
+                searched=tuple(str(q) for q in item.get("searched", ())),
+                passages=_passages(item.get("passages", [])),
+                decision=Decision(**item.get("decision", {})),
+            )
+            for item in data.get("gaps", ())
+        ),
+    )

@@ -1,0 +1,118 @@
+"""Report structure → Markdown. Other people's text is escaped where it is written, so that Markdown
+structure (headings, lists, links, images, tables, HTML) comes only from the lines written here.
+
+Every piece of text becomes one line: a newline in a title or a quote cannot start a heading, a
+list or a quote block. Markup characters are backslash-escaped; so are the ``://`` and ``www.`` that
+would let a GitHub-flavoured renderer turn a URL in a quote into a link. Citation markers are
+written from evidence ids (``markers``), never taken from text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from researchapp.core.enums import INSUFFICIENT_MARK
+from researchapp.pipeline.report import markers
+from researchapp.pipeline.report.document import Decision, Dispute, Document, Gap, Passage, Section, Statement
+
+_MARKUP = re.compile(r"([\\`*_\[\]<>&!|~#$@{}])")
+_URL_COLON = re.compile(r":(?=//)")
+_WWW = re.compile(r"(?i)\b(www)\.")
+# What would open a block if the text began a line (after the prefix written before it, it cannot,
+# but a list item's content that starts with "1." or "-" opens a list inside the item).
+_LEADING_BLOCK = re.compile(r"^(\d{1,9})([.)])|^([-+=])")
+
+ANSWER_HEADING = "## Answer"
+SUMMARY_HEADING = "## Key findings"
+TABLE_HEADING = "## Comparison"
+DISPUTED_HEADING = "## Disputed findings"
+GAPS_HEADING = "## To verify [证据不足]"
+PROVENANCE_LINE = (
+    "*This report was written from verbatim quotes of stored sources: every [E…] marker points at "
+    "a quoted passage listed under References.*"
+)
+NO_CLAIMS_LINE = "No supported finding for this sub-question."
+DISPUTED_NOTE = "Sources disagree on this sub-question: see Disputed findings."
+GAP_NOTE = "Too little evidence to state anything: see To verify."
+STATED_ABOVE_LINE = "What the sources say on this sub-question is stated in an earlier section."
+SUMMARY_LINE = "The first finding of each section below."
+NOTHING_SEARCHED = "no search recorded"
+NO_CLOSE_PASSAGE = "No passage came close."
+ROLE_LABELS = {
+    "supports": "Says so",
+    "contradicts": "Disagrees",
+    "kept": "Kept",
+    "set aside": "Set aside",
+    "closest": "Closest passage",
+}
+
+
+def markdown_text(text: str) -> str:
+    """``text`` as one line of Markdown that renders as exactly its characters (whitespace collapsed)."""
+    line = " ".join(text.split())
+    line = _MARKUP.sub(r"\\\1", line)
+    line = _URL_COLON.sub(r"\\:", line)
+    line = _WWW.sub(r"\1\\.", line)
+    return _LEADING_BLOCK.sub(lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}", line)
+
+
+def statement_markdown(statement: Statement) -> str:
+    return f"{markdown_text(statement.text)}{markers(statement.evidence_ids)}"
+
+
+def decision_line(decision: Decision) -> str:
+    line = f"- Decision: {markdown_text(decision.summary)}"
+    return f"{line}. Reason: “{markdown_text(decision.note)}”" if decision.note else line
+
+
+def _section_lines(section: Section) -> list[str]:
+    lines = ["", f"## {markdown_text(section.heading)}", ""]
+    lines += [f"- {statement_markdown(statement)}" for statement in section.statements]
+    if section.note:
+        lines.append(f"*{markdown_text(section.note)}*")
+    return lines
+
+
+def _dispute_lines(dispute: Dispute, passage: Callable[[Passage], str]) -> list[str]:
+    # The report's own claim about the disagreement is its heading; a picked one has none.
+    heading = statement_markdown(dispute.claim) if dispute.claim else markdown_text(dispute.topic)
+    lines = ["", f"### {heading}", ""]
+    lines += [f"- {passage(item)}" for item in dispute.passages]
+    return lines + [decision_line(dispute.decision)]
+
+
+def _gap_lines(gap: Gap, passage: Callable[[Passage], str]) -> list[str]:
+    searched = "; ".join(f"“{markdown_text(query)}”" for query in gap.searched) or NOTHING_SEARCHED
+    lines = ["", f"### {INSUFFICIENT_MARK} {markdown_text(gap.statement)}", "", f"- Searched: {searched}"]
+    lines += [f"- {passage(item)}" for item in gap.passages] or [f"- {NO_CLOSE_PASSAGE}"]
+    return lines + [decision_line(gap.decision)]
+
+
+def body_markdown(
+    document: Document, passage: Callable[[Passage], str], table: list[str] | None = None
+) -> list[str]:
+    """The report's body (after its title): answer, comparison table, sections, disputes, gaps."""
+    lines: list[str] = []
+    if document.answer:
+        lines += ["", SUMMARY_HEADING if document.answer_is_summary else ANSWER_HEADING, ""]
+        if document.answer_is_summary:
+            lines += [f"*{SUMMARY_LINE}*", ""]
+        lines += [f"- {statement_markdown(statement)}" for statement in document.answer]
+    if table:
+        lines += ["", TABLE_HEADING, "", *table]
+    for section in document.sections:
+        lines += _section_lines(section)
+    if document.disputes:
+        lines += ["", DISPUTED_HEADING]
+        for dispute in document.disputes:
+            lines += _dispute_lines(dispute, passage)
+    if document.gaps:
+        lines += ["", GAPS_HEADING]
+        for gap in document.gaps:
+            lines += _gap_lines(gap, passage)
+    return lines
+
+
+def role_label(role: str) -> str:
+    return ROLE_LABELS.get(role, role.capitalize())
