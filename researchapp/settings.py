@@ -232,6 +232,8 @@ RESEARCH = {
     "MAX_PASSAGES_PER_SUBQUESTION": env_int("RESEARCH_MAX_PASSAGES", 8, minimum=1),
     "MAX_REVISIONS": env_int("RESEARCH_MAX_REVISIONS", 2, minimum=0),
     "CONCURRENCY": env_int("RESEARCH_CONCURRENCY", 6, minimum=1),
+    # Seconds a PDF export may take before its renderer is stopped.
+    "PDF_SECONDS": env_positive_float("RESEARCH_PDF_SECONDS", 120.0),
     # Live-mode providers.
     "TAVILY_API_KEY": os.environ.get("TAVILY_API_KEY", ""),
     "TAVILY_API_BASE_URL": os.environ.get("TAVILY_API_BASE_URL", ""),

@@ -17,8 +17,9 @@ from django_htmx.http import HttpResponseStopPolling
 from django_htmx.middleware import HtmxDetails
 
 from researchapp import selectors
+from researchapp.exports.ledger import ledger_json
 from researchapp.exports.markdown import render_markdown
-from researchapp.exports.pdf import render_pdf
+from researchapp.exports.pdf import PdfRenderError, render_pdf
 from researchapp.forms import SubmitForm
 from researchapp.models import IllegalTransition, StaleState
 from researchapp.permissions import can_submit
@@ -141,6 +142,7 @@ def evidence_context(request: HtmxHttpRequest, evidence_id: int) -> HttpResponse
 EXPORTS = {
     "markdown": (render_markdown, "text/markdown; charset=utf-8", "md"),
     "pdf": (render_pdf, "application/pdf", "pdf"),
+    "json": (ledger_json, "application/json", "json"),
 }
 
 
@@ -158,6 +160,10 @@ def export_report(request: HttpRequest, task_id: int, export_format: str) -> Htt
             content_type="text/plain; charset=utf-8",
         )
     render, content_type, suffix = EXPORTS[export_format]
-    response = HttpResponse(render(draft), content_type=content_type)
+    try:
+        body = render(draft)
+    except PdfRenderError as error:
+        return HttpResponse(str(error), status=503, content_type="text/plain; charset=utf-8")
+    response = HttpResponse(body, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="research-{task.pk}.{suffix}"'
     return response

@@ -16,5 +16,8 @@ urlpatterns = [
         name="export_markdown",
     ),
     path("tasks/<int:task_id>/export.pdf", views.export_report, {"export_format": "pdf"}, name="export_pdf"),
+    path(
+        "tasks/<int:task_id>/export.json", views.export_report, {"export_format": "json"}, name="export_json"
+    ),
     path("evidence/<int:evidence_id>/", views.evidence_context, name="evidence_context"),
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from django import forms
@@ -13,6 +14,7 @@ from researchapp.services.evidence_gate import DECISIONS
 from researchapp.services.plan_gate import MAX_SUBQUESTIONS, SubQuestionEdit
 
 NOTE_MAX = 4000
+COMMENT_PREFIX = "comment-"  # a comment on sentence s3 is posted as comment-s3
 
 
 # --- plan -----------------------------------------------------------------------------------------
@@ -134,8 +136,31 @@ class FindingDecisionForm(forms.Form):
 
 
 class ReportDecisionForm(forms.Form):
-    DECISIONS = (("approve", "approve"), ("send_back", "send back"))
+    """Approve, or request changes: general comments, and comments on sentences (``comment-<anchor>``
+    fields, which the page places next to each sentence)."""
+
+    DECISIONS = (("approve", "approve"), ("send_back", "request changes"))
 
     draft_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     decision = forms.ChoiceField(choices=DECISIONS)
-    comments = note_field(testid="report-comments", placeholder="What should the writer change?")
+    comments = note_field(testid="report-comments", placeholder="What should the writer change overall?")
+
+    def sentence_comments(self, sentences: Mapping[str, str]) -> list[dict[str, str]]:
+        """The comments typed next to sentences of the draft (``sentences``: anchor → text), in
+        reading order; a comment on an anchor the draft does not have is refused."""
+        typed = {
+            key.removeprefix(COMMENT_PREFIX): " ".join(value.split())
+            for key, value in self.data.items()
+            if key.startswith(COMMENT_PREFIX) and value.strip()
+        }
+        unknown = sorted(set(typed) - set(sentences))
+        if unknown:
+            raise ValidationError(f"The draft has no sentence {unknown[0]}; reload the page.")
+        too_long = [anchor for anchor, text in typed.items() if len(text) > NOTE_MAX]
+        if too_long:
+            raise ValidationError(f"The comment on {too_long[0]} is longer than {NOTE_MAX} characters.")
+        return [
+            {"anchor": anchor, "sentence": sentence, "comment": typed[anchor]}
+            for anchor, sentence in sentences.items()
+            if anchor in typed
+        ]

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from difflib import SequenceMatcher
 
 from django.db.models import Count, Prefetch, Q
 from django.shortcuts import get_object_or_404
 
 from researchapp import selectors
 from researchapp.core.enums import FindingStatus, Stance
+from researchapp.exports.report import Quote, Report, document_of, report_of
 from researchapp.models import (
     Event,
-    Evidence,
     Finding,
     FindingEvidence,
     Plan,
@@ -20,6 +21,7 @@ from researchapp.models import (
     ResearchTask,
     SubQuestion,
 )
+from researchapp.pipeline.report.document import Document
 from reviews.models import ReviewDecision
 
 AUDIT_LENGTH = 500
@@ -144,15 +146,30 @@ def finding_in_task(task: ResearchTask, finding_id: int) -> Finding:
 
 
 @dataclass(frozen=True)
+class Change:
+    """A sentence a new version added or removed, against the version the analyst sent back."""
+
+    kind: str  # "added" or "removed"
+    text: str
+
+
+@dataclass(frozen=True)
 class ReportView:
     task: ResearchTask
     draft: ReportDraft | None
-    evidence: list[Evidence]  # the cited rows, in the order the report first cites them
+    report: Report | None  # the draft as every format renders it
     earlier: list[ReportDraft]
+    sent_back: ReportDraft | None = None  # the last version an analyst sent back, with its comments
+    changes: list[Change] = field(default_factory=list)  # this version against ``sent_back``
+
+    @property
+    def evidence(self) -> list[Quote]:
+        """The cited quotes, in the order the report first cites them."""
+        return list(self.report.appendix) if self.report else []
 
     @property
     def evidence_ids(self) -> frozenset[int]:
-        return frozenset(e.pk for e in self.evidence)
+        return frozenset(quote.evidence_id for quote in self.evidence)
 
     @property
     def reviewable(self) -> bool:
@@ -166,19 +183,53 @@ class ReportView:
     def approved(self) -> bool:
         return self.draft is not None and self.draft.status == ReportDraft.Status.APPROVED
 
+    @property
+    def sentences(self) -> dict[str, str]:
+        """Anchor → text of every sentence a comment can attach to."""
+        return {s.anchor: s.text for s in self.report.sentences()} if self.report else {}
+
+
+def _reading(document: Document) -> list[str]:
+    """A version's sentences in reading order, each once (a summary repeats its sections')."""
+    answer = () if document.answer_is_summary else document.answer
+    texts = [s.text for s in (*answer, *(s for section in document.sections for s in section.statements))]
+    texts += [d.claim.text if d.claim else d.topic for d in document.disputes]
+    return texts + [gap.statement for gap in document.gaps]
+
+
+def sentence_changes(before: Document, after: Document) -> list[Change]:
+    """What the later version says that the earlier did not, and the reverse, in reading order."""
+    old, new = _reading(before), _reading(after)
+    changes = []
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if op in ("replace", "delete"):
+            changes += [Change("removed", text) for text in old[i1:i2]]
+        if op in ("replace", "insert"):
+            changes += [Change("added", text) for text in new[j1:j2]]
+    return changes
+
 
 def report_for(task: ResearchTask) -> ReportView:
+    """The current draft as the report model, the earlier versions, and the changes since the last
+    version an analyst sent back."""
     drafts = list(
-        task.drafts.select_related("approved_by").defer("markdown", "claims").order_by("-version")[:10]
+        task.drafts.select_related("approved_by")
+        .defer("markdown", "claims", "document")
+        .order_by("-version")[:10]
     )
     draft = task.drafts.select_related("approved_by").order_by("-version").first()
-    evidence: list[Evidence] = []
-    if draft is not None:
-        ids = draft.cited_evidence_ids
-        rows = Evidence.objects.filter(task=task, pk__in=ids).select_related("source").defer("source__text")
-        by_id = {row.pk: row for row in rows}
-        evidence = [by_id[i] for i in ids if i in by_id]
-    return ReportView(task=task, draft=draft, evidence=evidence, earlier=drafts[1:])
+    if draft is None:
+        return ReportView(task=task, draft=None, report=None, earlier=[])
+    report = report_of(draft, ResearchTask.objects.filter(pk=task.pk))
+    sent_back = (
+        task.drafts.filter(version__lt=draft.version, status=ReportDraft.Status.SENT_BACK)
+        .order_by("-version")
+        .first()
+    )
+    changes = sentence_changes(document_of(sent_back), report.document) if sent_back else []
+    return ReportView(
+        task=task, draft=draft, report=report, earlier=drafts[1:], sent_back=sent_back, changes=changes
+    )
 
 
 # --- queue and audit ---------------------------------------------------------------------------

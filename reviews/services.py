@@ -98,9 +98,16 @@ def decide_plan(
 
 
 def decide_report(
-    *, draft: ReportDraft, reviewer, decision: str, version_seen: int, note: str = ""
+    *,
+    draft: ReportDraft,
+    reviewer,
+    decision: str,
+    version_seen: int,
+    note: str = "",
+    sentence_comments: list[dict[str, str]] | None = None,
 ) -> ReviewDecision:
-    """Approve the current draft, or send it back to the writer with comments."""
+    """Approve the current draft, or send it back to the writer with comments (on the whole
+    report in ``note``, on its sentences in ``sentence_comments``: ``{anchor, sentence, comment}``)."""
     _require_analyst(reviewer)
     _refuse_unknown_or_stale(
         "report", decision, REPORT_DECISIONS, version=draft.version, version_seen=version_seen
@@ -109,5 +116,13 @@ def decide_report(
         if decision == "approve":
             draft = report_gate.report_approve(draft=draft, actor=reviewer, note=note.strip())
         else:
-            draft = report_gate.report_send_back(draft=draft, actor=reviewer, comments=note)
+            draft = report_gate.report_send_back(
+                draft=draft, actor=reviewer, comments=note, sentence_comments=sentence_comments
+            )
+            note = "\n".join(
+                [
+                    note.strip(),
+                    *(f"{c['anchor']} “{c['sentence']}”: {c['comment']}" for c in sentence_comments or []),
+                ]
+            )
         return _record(draft, reviewer=reviewer, decision=decision, note=note, version_seen=version_seen)

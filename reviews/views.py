@@ -20,7 +20,6 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.middleware import HtmxDetails
 
 from researchapp import selectors
-from researchapp.exports.html import report_html
 from researchapp.forms import first_error
 from researchapp.models import ResearchTask, StaleState
 from researchapp.permissions import is_analyst
@@ -214,23 +213,30 @@ def report_view(request: HtmxHttpRequest, task_id: int) -> HttpResponse:
 
 
 def _report_context(request: HttpRequest, task: ResearchTask, posted: None) -> dict:
-    report = review_selectors.report_for(task)
+    review = review_selectors.report_for(task)
+    can_decide = is_analyst(request.user) and review.reviewable
     return {
-        "report": report,
-        "body": report_html(report.draft.markdown, report.evidence_ids) if report.draft else "",
-        "form": ReportDecisionForm(initial={"draft_version": report.draft.version if report.draft else 1}),
-        "can_decide": is_analyst(request.user) and report.reviewable,
+        "review": review,
+        "report": review.report,
+        "form": ReportDecisionForm(initial={"draft_version": review.draft.version if review.draft else 1}),
+        "can_decide": can_decide,
     }
 
 
 def _decide_report(request: HttpRequest, task: ResearchTask) -> None:
-    # A deliberate parallel of _decide_finding: each gate parses its own form for its own service.
+    """Approve, or request changes with comments on the report and on its sentences."""
     form = ReportDecisionForm(request.POST)
-    draft = review_selectors.report_for(task).draft
+    review = review_selectors.report_for(task)
+    draft = review.draft
     if not form.is_valid() or draft is None:
         messages.error(request, first_error(form) if draft else "There is no report draft yet.")
         return
     decision, data = form.cleaned_data["decision"], form.cleaned_data
+    try:
+        anchored = form.sentence_comments(review.sentences) if decision == "send_back" else []
+    except ValidationError as error:
+        messages.error(request, _say(error))
+        return
     _apply(
         request,
         lambda: services.decide_report(
@@ -239,10 +245,12 @@ def _decide_report(request: HttpRequest, task: ResearchTask) -> None:
             decision=decision,
             version_seen=data["draft_version"],
             note=data["comments"],
+            sentence_comments=anchored,
         ),  # fmt: skip
         success=f"Report v{draft.version} approved."
         if decision == "approve"
-        else f"Report v{draft.version} sent back; the writer is revising it.",
+        else f"Report v{draft.version} sent back; the writer is revising it"
+        + (f" ({len(anchored)} comment(s) on sentences)." if anchored else "."),
     )
 
 

@@ -261,18 +261,23 @@ def test_it_shows_failure_resume_warnings_tokens_and_stats(researcher):
 # --- report, context, exports -------------------------------------------------------------------
 
 
-def test_it_links_every_citation_and_sanitizes_the_report(analyst, researcher):
+def test_it_links_every_citation_and_escapes_the_report(analyst, researcher):
+    # given a draft whose claim holds markup and cites an id the ledger does not have
     scenario = report_review_task(researcher)
+    section = str(scenario.evidence[2].subquestion_id)
+    hostile = {"text": "<script>alert(1)</script> [click](javascript:alert(2))", "evidence_ids": [999999]}
     ReportDraft.objects.filter(pk=scenario.draft.pk).update(
-        markdown=scenario.draft.markdown
-        + "\n<script>alert(1)</script>\n\n[click](javascript:alert(2)) [E999999]\n"
+        claims=[*scenario.draft.claims, {**hostile, "section": section}]
     )
+    # when an analyst opens it
     body = client_for(analyst).get(reverse("report_view", args=[scenario.task.pk])).content.decode()
+    # then every citation opens its quote, the markup shows as text, and the unknown id is not a link
     for evidence in scenario.evidence:
         assert f'href="{reverse("evidence_context", args=[evidence.pk])}"' in body
     assert body.count('data-testid="citation"') == 3
     assert "<script>alert(1)</script>" not in body
-    assert "javascript:alert(2)" not in body
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; [click](javascript:alert(2))" in body
+    assert 'href="javascript:' not in body
     assert 'class="cite cite-unknown"' in body  # cites nothing in the ledger: shown, not linked
     assert 'data-testid="report-approve"' in body
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from researchapp.models import Event, Evidence, Finding, ResearchTask, Source
+import json
+
+from researchapp.exports.report import Report, report_of
+from researchapp.models import Event, Evidence, Finding, ReportDraft, ResearchTask, Source
 from researchapp.pipeline.text.tokens import tokenize
 
 LOW_DENSITY = 0.5
@@ -31,14 +34,39 @@ def task_stats(task: ResearchTask, evidence: list[Evidence], sources: list[Sourc
     }
 
 
-def task_export(task: ResearchTask, *, with_snapshots: bool = False) -> dict:
+def citations(report: Report) -> list[dict]:
+    """Every cited quote in reading order, as the seed API gives a citation."""
+    return [
+        {
+            "id": quote.evidence_id,
+            "marker": f"[E{quote.evidence_id}]",
+            "reference": quote.reference.number,
+            "url": quote.reference.url,
+            "title": quote.reference.title,
+            "host": quote.reference.host,
+            "accessed": quote.reference.accessed.isoformat(),
+            "quote": quote.text,
+            "start": quote.start,
+            "end": quote.end,
+            "relevance": round(quote.relevance, 4),
+            "snapshot_sha256": quote.sha256,
+        }
+        for quote in report.appendix
+    ]
+
+
+def task_export(
+    task: ResearchTask, *, with_snapshots: bool = False, draft: ReportDraft | None = None
+) -> dict:
+    """The task's ledger; ``draft`` (default: the latest) is the report whose citations it lists."""
     task.refresh_from_db()
     plan = task.plans.approved().latest_version() or task.plans.latest_version()
     sources = list(task.sources.all())
     evidence = list(Evidence.objects.filter(task=task).select_related("source").order_by("id"))
     findings = list(Finding.objects.filter(task=task).prefetch_related("links").order_by("id"))
-    draft = task.drafts.current()
+    draft = draft or task.drafts.current()
     cited = set(draft.cited_evidence_ids) if draft else set()
+    report = report_of(draft) if draft else None
     return {
         "task": task.pk,
         "question": task.question,
@@ -89,6 +117,7 @@ def task_export(task: ResearchTask, *, with_snapshots: bool = False) -> dict:
                 "end": e.end,
                 "quote": e.quote,
                 "score": round(e.score, 4),
+                "relevance": round(e.relevance, 4),
                 "snapshot_sha256": e.snapshot_sha256,
                 "round": e.round,
             }
@@ -112,11 +141,14 @@ def task_export(task: ResearchTask, *, with_snapshots: bool = False) -> dict:
         "report": {
             "version": draft.version,
             "status": draft.status,
+            "notice": report.notice,
             "markdown": draft.markdown,
             "claims": draft.claims,
+            "document": draft.document,
             "check_issues": draft.check_issues,
+            "citations": citations(report),
         }
-        if draft
+        if draft and report
         else None,
         "stats": task_stats(task, evidence, sources, cited),
         "warnings": [
@@ -124,3 +156,8 @@ def task_export(task: ResearchTask, *, with_snapshots: bool = False) -> dict:
             for w in task.events.filter(kind__in=[Event.Kind.WARNING, Event.Kind.ERROR])
         ],
     }
+
+
+def ledger_json(draft: ReportDraft) -> str:
+    """The JSON download of an approved report's ledger (what ``research --json`` writes)."""
+    return json.dumps(task_export(draft.task, draft=draft), ensure_ascii=False, indent=2, default=str)

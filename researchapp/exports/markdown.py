@@ -1,39 +1,90 @@
-"""Markdown export: the approved report plus the ledger entry behind every citation."""
+"""Markdown export: the report model written as Markdown, every outside text escaped where it is written.
+
+Citation markers ``[E12]`` are links, by reference definitions at the end, to the cited source
+(http and https sources only); references are numbered in reading order; the appendix holds every
+cited quote in full.
+"""
 
 from __future__ import annotations
 
-from researchapp.models import Evidence, ReportDraft
+from researchapp.exports.report import Quote, Reference, Report, report_of
+from researchapp.models import ReportDraft
+from researchapp.pipeline.report.document import Passage
+from researchapp.pipeline.report.markdown import body_markdown, markdown_text, role_label
+from researchapp.pipeline.report.table import table_markdown
+
+LEDGER_LINE = (
+    "Each quote is the exact text `snapshot[start:end]` of the stored source snapshot whose SHA-256 is given."
+)
 
 
-def cited_evidence(draft: ReportDraft) -> list[Evidence]:
-    ids = draft.cited_evidence_ids
-    rows = {e.pk: e for e in Evidence.objects.filter(pk__in=ids, task=draft.task).select_related("source")}
-    return [rows[i] for i in ids if i in rows]
+def _named(reference: Reference) -> str:
+    title = markdown_text(reference.title)
+    return f"[{title}](<{reference.link}>)" if reference.link else title
+
+
+def _source(reference: Reference) -> str:
+    return f"[{reference.number}] {_named(reference)}"
+
+
+def _quote(quote: Quote) -> str:
+    return f"“{markdown_text(quote.text)}” — {_source(quote.reference)}"
+
+
+def _status(report: Report) -> str:
+    draft = report.draft
+    if not draft.approved_at:
+        return f"{markdown_text(draft.get_status_display())}, not approved"
+    who = draft.approved_by.get_username() if draft.approved_by else "auto-approval"
+    return f"approved by {markdown_text(who)} on {draft.approved_at:%Y-%m-%d %H:%M} UTC"
+
+
+def report_markdown(report: Report) -> str:
+    """1. Title block and notice; 2. the body as the writer structured it (with the comparison
+    table); 3. method; 4. numbered references; 5. appendix; 6. the markers' link definitions."""
+    method, draft = report.method, report.draft
+    lines = [f"# {markdown_text(report.title)}", ""]
+    if report.notice:
+        lines += [f"> **Invented sources.** {markdown_text(report.notice)}", ""]
+    lines.append(f"Task {report.task.pk}, report v{draft.version}, {_status(report)}.")
+
+    def passage(item: Passage) -> str:
+        quote = report.quotes.get(item.evidence_id)
+        shown = _quote(quote) if quote else "(not in the ledger)"
+        return f"{role_label(item.role)} E{item.evidence_id}: {shown}"
+
+    table = table_markdown(report.table) if report.table else None
+    lines += body_markdown(report.document, passage, table)
+    models = f" ({markdown_text(', '.join(method.models))})" if method.models else ""
+    lines += [
+        "",
+        "## Method",
+        "",
+        f"- Sources opened: {method.sources_opened}; independent sources: {method.independent_sources}",
+        f"- Rounds of research: {method.rounds}; search: {markdown_text(method.search)}",
+        f"- Engine: {markdown_text(method.engine)}{models}; tokens in / out: "
+        f"{method.tokens_in} / {method.tokens_out}",
+        "",
+        LEDGER_LINE,
+        "",
+        "## References",
+        "",
+    ]
+    for ref in report.references:
+        lines.append(
+            f"{ref.number}. {_named(ref)} — {markdown_text(ref.host)} — "
+            f"accessed {ref.accessed:%Y-%m-%d} — sha256 `{ref.sha256}`"
+        )
+    lines += ["", "## Appendix: every cited quote", ""]
+    for quote in report.appendix:
+        lines += [
+            f"**E{quote.evidence_id}** — characters {quote.start}–{quote.end}, relevance "
+            f"{quote.relevance:.2f}: {_quote(quote)}",
+            "",
+        ]
+    links = [f"[E{q.evidence_id}]: <{q.reference.link}>" for q in report.appendix if q.reference.link]
+    return "\n".join([*lines, *links]).rstrip() + "\n"
 
 
 def render_markdown(draft: ReportDraft) -> str:
-    task = draft.task
-    approved = (
-        f"Approved by {draft.approved_by.get_username() if draft.approved_by else 'auto-approval'} "
-        f"on {draft.approved_at:%Y-%m-%d %H:%M} UTC"
-        if draft.approved_at
-        else "Not approved"
-    )
-    lines = [
-        draft.markdown.rstrip(),
-        "",
-        "---",
-        "",
-        "## Evidence ledger",
-        "",
-        f"Task {task.pk}, report v{draft.version}. {approved}. Engine: {draft.engine or task.engine}.",
-        "Each quote is the exact text `snapshot[start:end]` of the source snapshot whose SHA-256 is given.",
-        "",
-    ]
-    for row in cited_evidence(draft):
-        source = row.source
-        lines.append(
-            f"- [E{row.pk}] {source.title or source.url} — {source.url} — "
-            f"sha256 `{row.snapshot_sha256}`, characters {row.start}–{row.end}"
-        )
-    return "\n".join(lines) + "\n"
+    return report_markdown(report_of(draft))

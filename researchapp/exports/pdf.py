@@ -1,28 +1,45 @@
-"""PDF export through WeasyPrint; Noto CJK renders Chinese text."""
+"""PDF export: the report's print HTML (the same report model as the page), rendered by WeasyPrint in a
+child process that fetches nothing but the project's own font, and is stopped after a time limit."""
 
 from __future__ import annotations
 
-from weasyprint import HTML
+import subprocess
+import sys
+from pathlib import Path
 
-from researchapp.exports.html import markdown_html
-from researchapp.exports.markdown import render_markdown
+from django.conf import settings
+from django.template.loader import render_to_string
+
+from researchapp.exports.fonts import FAMILY, pdf_font
+from researchapp.exports.report import Report, report_of
 from researchapp.models import ReportDraft
 
-STYLE = """
-@page { size: A4; margin: 18mm 16mm;
-        @bottom-right { content: counter(page) " / " counter(pages); font-size: 8pt; } }
-body { font-family: "Noto Sans", "Noto Sans CJK SC", "Noto Sans CJK", "DejaVu Sans", sans-serif;
-       font-size: 10.5pt; line-height: 1.5; color: #1b1b1b; }
-h1 { font-size: 18pt; margin: 0 0 8pt; } h2 { font-size: 13pt; margin: 14pt 0 4pt; }
-code { font-size: 8pt; word-break: break-all; } li { margin-bottom: 3pt; }
-blockquote { margin: 4pt 0 4pt 8pt; padding-left: 8pt; border-left: 2pt solid #999; color: #333; }
-"""
+RENDERER = Path(__file__).with_name("pdf_render.py")
+
+
+class PdfRenderError(RuntimeError):
+    """The PDF could not be made (the renderer failed or ran past its time limit); the message says why."""
+
+
+def print_html(report: Report, font: Path) -> str:
+    context = {"report": report, "font_family": FAMILY, "font_url": font.resolve().as_uri()}
+    return render_to_string("exports/report_print.html", context)
+
+
+def pdf_from_html(html: str, *, fonts: list[Path], seconds: float | None = None) -> bytes:
+    """Run the renderer (``pdf_render.py``) on ``html``; it may read ``fonts`` and nothing else."""
+    limit = seconds or settings.RESEARCH["PDF_SECONDS"]
+    command = [sys.executable, "-P", str(RENDERER), *(str(font) for font in fonts)]
+    try:
+        done = subprocess.run(command, input=html.encode("utf-8"), capture_output=True, timeout=limit)
+    except subprocess.TimeoutExpired:
+        raise PdfRenderError(f"Rendering the PDF took longer than {limit:g} s and was stopped.") from None
+    if done.returncode != 0 or not done.stdout.startswith(b"%PDF"):
+        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
+        raise PdfRenderError(f"The PDF renderer failed: {reason[0][:300]}")
+    return done.stdout
 
 
 def render_pdf(draft: ReportDraft) -> bytes:
-    body = markdown_html(render_markdown(draft))
-    document = (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        f"<style>{STYLE}</style></head><body>{body}</body></html>"
-    )
-    return HTML(string=document).write_pdf()
+    font = pdf_font()
+    return pdf_from_html(print_html(report_of(draft), font), fonts=[font])

@@ -46,6 +46,9 @@ class ReportDraft(StatusMachine):
     status = models.CharField(max_length=16, choices=Status.choices)
     engine = models.CharField(max_length=32, blank=True)
     feedback = models.TextField(blank=True, help_text="The analyst's comments when sent back.")
+    # Comments attached to sentences when sent back: [{anchor, sentence, comment}] (anchors as the
+    # report page numbers its sentences, "s1", "s2", …; the sentence's text is kept with each).
+    sentence_comments = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     approved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL

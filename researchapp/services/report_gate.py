@@ -38,14 +38,27 @@ def report_approve(*, draft: ReportDraft, actor, note: str = "") -> ReportDraft:
     return draft
 
 
-def report_send_back(*, draft: ReportDraft, actor, comments: str) -> ReportDraft:
-    comments = comments.strip()
-    if not comments:
-        raise ValidationError("Say what the writer should change.")
+def report_send_back(
+    *, draft: ReportDraft, actor, comments: str, sentence_comments: list[dict[str, str]] | None = None
+) -> ReportDraft:
+    """Send the draft back with general ``comments`` and/or comments on its sentences
+    (``{anchor, sentence, comment}``); the writer drafts the next version with them."""
+    comments, sentence_comments = comments.strip(), list(sentence_comments or [])
+    if not comments and not sentence_comments:
+        raise ValidationError(
+            "Say what the writer should change: comment on a sentence or on the whole report."
+        )
     with transaction.atomic():
         draft = locked_current_draft(draft)
-        message = f"Report v{draft.version} sent back: {comments}"
-        draft.decide(ReportDraft.Status.SENT_BACK, actor=actor, message=message, feedback=comments)
+        said = comments or f"{len(sentence_comments)} comment(s) on sentences"
+        message = f"Report v{draft.version} sent back: {said}"
+        draft.decide(
+            ReportDraft.Status.SENT_BACK,
+            actor=actor,
+            message=message,
+            feedback=comments,
+            sentence_comments=sentence_comments,
+        )
         task, message = draft.task, "The writer is revising the report."
         task.transition(
             Status.WRITING,

@@ -2,10 +2,33 @@ from django.core.management.base import BaseCommand, CommandError
 
 from researchapp.core.hashing import sha256_text
 from researchapp.models import Evidence, ReportDraft, Source
+from researchapp.pipeline.report import MARKER_LIKE, marker_ids
+from researchapp.pipeline.report.document import document_from_json
+
+
+def marker_problems(draft: ReportDraft) -> list[str]:
+    """Every citation marker of the stored report is one of its claims' evidence ids, and no claim's
+    text holds a marker of its own (markers are drawn from evidence ids, never written in text)."""
+    problems = []
+    cited = set(draft.cited_evidence_ids)
+    for claim in draft.claims:
+        if MARKER_LIKE.search(claim["text"]):
+            problems.append(
+                f"report {draft.pk}: the text of claim “{claim['text'][:80]}” holds a citation marker"
+            )
+    for stray in sorted(set(marker_ids(draft.markdown)) - cited):
+        problems.append(f"report {draft.pk}: its text carries [E{stray}], which none of its claims cites")
+    document = document_from_json(draft.document) if draft.document else None
+    for stray in sorted(set(document.cited_ids() if document else ()) - cited):
+        problems.append(f"report {draft.pk}: its structure cites E{stray}, which none of its claims cites")
+    return problems
 
 
 class Command(BaseCommand):
-    help = "Check every stored quote against its source snapshot; exit non-zero on any mismatch."
+    help = (
+        "Check every stored quote against its source snapshot, and every citation marker of every approved "
+        "report against its claims; exit non-zero on any problem."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--task", type=int, help="only this task")
@@ -42,6 +65,10 @@ class Command(BaseCommand):
         for draft in drafts:
             for missing in sorted(set(draft.cited_evidence_ids) - known):
                 problems.append(f"report {draft.pk}: cites E{missing}, which does not exist")
+        # Every report an analyst saw or may see; a draft that failed its checks was refused already.
+        shown = ReportDraft.objects.exclude(status=ReportDraft.Status.FAILED_CHECKS)
+        for draft in shown if task is None else shown.filter(task_id=task):
+            problems += marker_problems(draft)
         for problem in problems:
             self.stderr.write(problem)
         if problems:

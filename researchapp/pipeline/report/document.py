@@ -171,3 +171,27 @@ def document_from_json(data: dict[str, Any]) -> Document:
             for item in data.get("gaps", ())
         ),
     )
+
+
+def document_from_claims(title: str, claims: list[dict[str, Any]], headings: dict[int, str]) -> Document:
+    """The structure of a draft stored without one: its claims in the sections they name."""
+    statements = [
+        (str(c.get("section", "")), Statement(str(c["text"]), tuple(c["evidence_ids"]))) for c in claims
+    ]
+    sections = tuple(
+        Section(
+            subquestion_id, heading, tuple(s for section, s in statements if section == str(subquestion_id))
+        )
+        for subquestion_id, heading in headings.items()
+    )
+    disputes = tuple(
+        Dispute(finding_id=0, subquestion_id=0, topic=s.text, claim=s, passages=())
+        for section, s in statements
+        if section == "disputed"
+    )
+    return Document(
+        title=" ".join(title.split()),
+        answer=tuple(s for section, s in statements if section == "answer"),
+        sections=sections,
+        disputes=disputes,
+    )

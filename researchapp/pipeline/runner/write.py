@@ -10,6 +10,7 @@ from django.db.models import Max
 from researchapp.core.enums import Resolution
 from researchapp.models import Evidence, Finding, ReportDraft, ResearchTask
 from researchapp.pipeline import values
+from researchapp.pipeline.report import describe_claim
 from researchapp.pipeline.runner.rows import (
     approved_subquestions,
     evidence_value,
@@ -57,6 +58,21 @@ def check(task: ResearchTask, draft: values.Draft, brief: values.Brief) -> list[
     return checker_for(task).check(draft, brief, ledger)
 
 
+def analyst_feedback(sent_back: ReportDraft) -> list[values.CheckIssue]:
+    """An analyst's comments on a draft, as issues for the next one: each comment on a sentence
+    names that sentence as a check names a claim, so a writer can tell which claim it is about."""
+    issues = (
+        [values.CheckIssue(code="analyst_feedback", message=sent_back.feedback)] if sent_back.feedback else []
+    )
+    issues += [
+        values.CheckIssue(
+            code="analyst_comment", message=f"{item['comment']} — about {describe_claim(item['sentence'])}"
+        )
+        for item in sent_back.sentence_comments
+    ]
+    return issues
+
+
 def run_write(task: ResearchTask) -> ReportDraft:
     """Draft, check mechanically, revise with the issues as feedback, up to the task's limit.
 
@@ -66,8 +82,8 @@ def run_write(task: ResearchTask) -> ReportDraft:
     writer = writer_for(task)
     feedback: list[values.CheckIssue] = []
     previous = task.drafts.filter(write_pass=task.write_pass - 1).order_by("-revision").first()
-    if previous and previous.feedback:
-        feedback.append(values.CheckIssue(code="analyst_feedback", message=previous.feedback))
+    if previous:
+        feedback += analyst_feedback(previous)
     stored = None
     for revision in range(1, task.max_revisions + 2):
         stored = task.drafts.filter(write_pass=task.write_pass, revision=revision).first()

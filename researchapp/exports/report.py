@@ -1,0 +1,312 @@
+"""The report as every format renders it: one model, built from a draft's stored structure and the ledger.
+
+Nothing here is markup. Text stays text (the page and the PDF escape it through Django's templates,
+the Markdown export through ``markdown_text``); citations are evidence ids, drawn from the stored
+structure; a link is made only from a stored source URL whose scheme is http or https.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from urllib.parse import urlsplit
+
+from django.db.models import QuerySet
+
+from researchapp.core.enums import INSUFFICIENT_MARK, Intent
+from researchapp.models import Evidence, ReportDraft, ResearchTask, Source
+from researchapp.pipeline.report.document import (
+    Decision,
+    Document,
+    Passage,
+    Statement,
+    document_from_claims,
+    document_from_json,
+)
+from researchapp.pipeline.report.markdown import role_label
+from researchapp.pipeline.report.table import Comparison, comparison
+from researchapp.pipeline.text.tokens import cjk_count
+
+DEMO_NOTICE = (
+    "The sources of this report are an invented demo corpus: its companies, products, figures and web "
+    "sites do not exist. Do not act on it."
+)
+_UNSAFE_IN_URL = frozenset(" \t\r\n\"'<>\\`")
+
+
+def safe_link(url: str) -> str:
+    """``url`` if it is an http(s) address a link may point at; "" for anything else."""
+    if not url or any(char in _UNSAFE_IN_URL or ord(char) < 32 for char in url):
+        return ""
+    parts = urlsplit(url)
+    return url if parts.scheme in ("http", "https") and parts.hostname else ""
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A source, numbered in the order the report first cites it."""
+
+    number: int
+    title: str
+    host: str
+    url: str
+    link: str  # ``url`` if it may be a link, else ""
+    accessed: datetime
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A quoted passage of the ledger: ``snapshot[start:end] == text``, cut from ``reference``."""
+
+    evidence_id: int
+    text: str
+    start: int
+    end: int
+    sha256: str
+    relevance: float
+    reference: Reference
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence the report asserts, with its citations; ``anchor`` is where comments attach."""
+
+    anchor: str
+    text: str
+    cites: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A passage quoted in full in a dispute or a gap (a record, not a citation)."""
+
+    label: str
+    quote: Quote | None
+
+
+@dataclass(frozen=True)
+class Record:
+    """A dispute or a gap as shown: heading (the report's claim, if any), passages, decision."""
+
+    kind: str  # "dispute" or "gap"
+    anchor: str
+    heading: Sentence
+    passages: tuple[Shown, ...]
+    decision: Decision
+    searched: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Block:
+    """One sub-question's section."""
+
+    anchor: str
+    heading: str
+    sentences: tuple[Sentence, ...]
+    note: str
+
+
+@dataclass(frozen=True)
+class Method:
+    sources_opened: int
+    independent_sources: int
+    rounds: int
+    search: str
+    engine: str
+    models: tuple[str, ...]
+    tokens_in: int
+    tokens_out: int
+
+
+@dataclass(frozen=True)
+class Report:
+    task: ResearchTask
+    draft: ReportDraft
+    document: Document
+    notice: str
+    answer: tuple[Sentence, ...]
+    table: Comparison | None
+    table_rows: tuple[tuple[str, tuple[tuple[Sentence, ...], ...]], ...]
+    blocks: tuple[Block, ...]
+    disputes: tuple[Record, ...]
+    gaps: tuple[Record, ...]
+    method: Method
+    references: tuple[Reference, ...]
+    appendix: tuple[Quote, ...]  # every cited quote, in reading order
+    quotes: dict[int, Quote]
+
+    @property
+    def title(self) -> str:
+        return self.document.title
+
+    @property
+    def insufficient_mark(self) -> str:
+        return INSUFFICIENT_MARK
+
+    @property
+    def language(self) -> str:
+        """The document's language tag: Simplified Chinese for a question in Chinese (the font's
+        regional forms follow it), English otherwise."""
+        return "zh-Hans" if cjk_count(self.title) >= 2 else "en"
+
+    def contents(self) -> list[tuple[str, str]]:
+        """(anchor, heading) of every section, in order: the table of contents."""
+        entries = []
+        if self.answer:
+            entries.append(("answer", "Key findings" if self.document.answer_is_summary else "Answer"))
+        if self.table:
+            entries.append(("comparison", "Comparison"))
+        entries += [(block.anchor, block.heading) for block in self.blocks]
+        if self.disputes:
+            entries.append(("disputed", "Disputed findings"))
+        if self.gaps:
+            entries.append(("to-verify", f"To verify {INSUFFICIENT_MARK}"))
+        return entries + [("method", "Method"), ("references", "References"), ("appendix", "Appendix")]
+
+    def sentences(self) -> list[Sentence]:
+        """Every sentence a comment can attach to, in reading order."""
+        found = [s for block in self.blocks for s in block.sentences]
+        return [*self.answer, *found, *(r.heading for r in (*self.disputes, *self.gaps))]
+
+
+class _Anchors:
+    """Anchors in reading order ("s1", "s2", …): stable for one version, shown next to each sentence."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def sentence(self, text: str, cites: tuple[int, ...] = ()) -> Sentence:
+        self.count += 1
+        return Sentence(f"s{self.count}", text, cites)
+
+    def of(self, statement: Statement) -> Sentence:
+        return self.sentence(statement.text, statement.evidence_ids)
+
+
+def _evidence_rows(task: ResearchTask, ids: list[int]) -> dict[int, Evidence]:
+    rows = Evidence.objects.filter(task=task, pk__in=ids).select_related("source").defer("source__text")
+    return {row.pk: row for row in rows}
+
+
+def _quotes(rows: dict[int, Evidence], order: list[int]) -> tuple[dict[int, Quote], list[Reference]]:
+    """Quotes for every row; references numbered by first citation in ``order``, then the rest."""
+    references: dict[int, Reference] = {}
+    quotes: dict[int, Quote] = {}
+    for evidence_id in [*order, *sorted(rows)]:
+        row = rows.get(evidence_id)
+        if row is None or evidence_id in quotes:
+            continue
+        source: Source = row.source
+        if source.pk not in references:
+            references[source.pk] = Reference(
+                number=len(references) + 1,
+                title=source.title or source.host or source.url,
+                host=source.host,
+                url=source.url,
+                link=safe_link(source.url),
+                accessed=source.fetched_at,
+                sha256=source.sha256,
+            )
+        quotes[evidence_id] = Quote(
+            evidence_id=row.pk,
+            text=row.quote,
+            start=row.start,
+            end=row.end,
+            sha256=row.snapshot_sha256,
+            relevance=row.relevance,
+            reference=references[source.pk],
+        )
+    return quotes, list(references.values())
+
+
+def _method(task: ResearchTask, draft: ReportDraft) -> Method:
+    sources = list(task.sources.values_list("cluster", "pk"))
+    models = task.llm_calls.order_by().values_list("model", flat=True).distinct()
+    return Method(
+        sources_opened=len(sources),
+        independent_sources=len({cluster or f"s{pk}" for cluster, pk in sources}),
+        rounds=task.round,
+        search=task.search_provider,
+        engine=draft.engine or task.engine,
+        models=tuple(sorted(models)),
+        tokens_in=task.llm_tokens_in,
+        tokens_out=task.llm_tokens_out,
+    )
+
+
+def document_of(draft: ReportDraft, task: ResearchTask | None = None) -> Document:
+    """The draft's stored structure (``task``: its task, already loaded)."""
+    if draft.document:
+        return document_from_json(draft.document)
+    # A draft stored before documents were: its claims, in the sections they name.
+    task = task or draft.task
+    plan = task.plans.approved().latest_version()
+    headings = {sq.pk: sq.text for sq in plan.subquestions.all()} if plan else {}
+    return document_from_claims(task.question, draft.claims, headings)
+
+
+def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -> Report:
+    """The report of ``draft``, ready for any format (a fixed number of queries, whatever its size).
+
+    1. The stored structure; 2. the quoted ledger rows, references numbered in reading order;
+    3. sentences with their anchors; disputes and gaps with their passages; 4. the method.
+    """
+    task = (tasks or ResearchTask.objects).select_related("corpus").get(pk=draft.task_id)
+    document = document_of(draft, task)
+    cited = document.cited_ids()
+    quotes, references = _quotes(_evidence_rows(task, [*cited, *document.quoted_ids()]), cited)
+    anchors = _Anchors()
+
+    def shown(passage: Passage) -> Shown:
+        return Shown(f"{role_label(passage.role)} E{passage.evidence_id}", quotes.get(passage.evidence_id))
+
+    answer = tuple(map(anchors.of, document.answer))
+    blocks = tuple(
+        Block(f"sq{s.subquestion_id}", s.heading, tuple(map(anchors.of, s.statements)), s.note)
+        for s in document.sections
+    )
+    by_text = {sentence.text: sentence for block in blocks for sentence in block.sentences}
+    plan_intent = task.plans.approved().values_list("intent", flat=True).first()
+    table = comparison(task.question, document) if plan_intent == Intent.COMPARATIVE else None
+    table_rows = tuple(
+        (row.dimension, tuple(tuple(by_text[s.text] for s in cell) for cell in row.cells))
+        for row in (table.rows if table else ())
+    )
+    disputes = tuple(
+        Record(
+            kind="dispute",
+            anchor=f"dispute-{number}",
+            heading=anchors.of(d.claim) if d.claim else anchors.sentence(d.topic),
+            passages=tuple(map(shown, d.passages)),
+            decision=d.decision,
+        )
+        for number, d in enumerate(document.disputes, start=1)
+    )
+    gaps = tuple(
+        Record(
+            kind="gap",
+            anchor=f"gap-{number}",
+            heading=anchors.sentence(g.statement),
+            passages=tuple(map(shown, g.passages)),
+            decision=g.decision,
+            searched=g.searched,
+        )
+        for number, g in enumerate(document.gaps, start=1)
+    )
+    return Report(
+        task=task,
+        draft=draft,
+        document=document,
+        notice=DEMO_NOTICE if task.corpus and task.corpus.invented else "",
+        answer=answer,
+        table=table,
+        table_rows=table_rows,
+        blocks=blocks,
+        disputes=disputes,
+        gaps=gaps,
+        method=_method(task, draft),
+        references=tuple(references),
+        appendix=tuple(quotes[i] for i in cited if i in quotes),
+        quotes=quotes,
+    )
