@@ -3,6 +3,8 @@ from pathlib import Path
 from django.apps import AppConfig
 from django.conf import settings
 
+from researchapp import checks  # noqa: F401 — registers the start-up checks
+
 
 class ResearchConfig(AppConfig):
     name = "researchapp"

@@ -186,7 +186,7 @@ def test_it_writes_the_picked_side_of_a_conflict_as_a_claim() -> None:
     assert "42%" not in sections
     # and the decision stays on record under the disputes, with the kept side quoted, never cited
     assert "- Kept E23: “A second survey found" in disputed
-    assert "Decision: an analyst picked one side" in disputed
+    assert "Decision: one side picked" in disputed
     assert check(draft, findings=(SUPPORTED, picked, GAP)) == []
 
 

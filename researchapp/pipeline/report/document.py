@@ -42,9 +42,9 @@ class Passage:
 
 
 DECISION_WORDS = {
-    "picked": "an analyst picked one side",
-    "disputed": "an analyst kept it as disputed",
-    "gap": "an analyst kept it as a point to verify",
+    "picked": "one side picked",
+    "disputed": "kept as disputed",
+    "gap": "kept as a point to verify",
     "": "not reviewed by an analyst",
 }
 
@@ -63,7 +63,8 @@ class Decision:
         """ "an analyst picked one side (analyst, 2025-06-01 10:12 UTC)": the decision without its reason."""
         what = DECISION_WORDS.get(self.resolution, self.resolution)
         when = f"{self.at[:16].replace('T', ' ')} UTC" if self.at else ""
-        who = ", ".join(part for part in (self.by, when) if part)
+        by = self.by or ("no analyst named" if self.resolution else "")
+        who = ", ".join(part for part in (f"by {by}" if by else "", when) if part)
         return f"{what} ({who})" if who else what
 
 
