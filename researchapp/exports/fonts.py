@@ -16,7 +16,7 @@ from pathlib import Path
 from django.conf import settings
 from fontTools.ttLib import TTCollection, TTFont
 
-FAMILY = "Research Sans"  # the family the PDF's stylesheet names; nothing else answers to it
+FAMILY = "Research Noto Sans CJK SC"  # the family the PDF names: only the project's font answers to it
 FACE = "Noto Sans CJK SC"
 PACKAGE, MODULE, COLLECTION_FILE = "noto-cjk-sans-otc", "noto_cjk_sans_otc", "NotoSansCJK-Regular.ttc"
 
