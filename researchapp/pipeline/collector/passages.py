@@ -300,8 +300,7 @@ class PassagePool:
         if not about_subject or max(judgement.relevance for judgement in about_subject) < ANSWER_BAR:
             return False
         held = {term for _, candidate, _ in chosen for term in candidate.terms}
-        money_asked = any(term in ("cost", "price", "pricing") for term in asked.attributes)
-        money = money_asked and any(candidate.has_money() for _, candidate, _ in chosen)
+        money = any(candidate.has_money() for _, candidate, _ in chosen) if asked.attributes else False
         return holds_attribute(asked, held, has_money=money)
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from django.db import transaction
 
 from researchapp.models import Plan, ResearchTask, SubQuestion
-from researchapp.pipeline.runner.rows import record_usage
+from researchapp.pipeline.collector.probe import Coverage, probe
+from researchapp.pipeline.runner.collect import collector_for
+from researchapp.pipeline.runner.rows import record_usage, subquestion_value
 from researchapp.pipeline.runner.wiring import planner_for
 from researchapp.pipeline.values import UsageLog
 
@@ -35,3 +37,21 @@ def run_plan(task: ResearchTask) -> Plan:
             for i, sq in enumerate(plan.subquestions)
         )
     return stored
+
+
+def run_probe(task: ResearchTask, plan: Plan) -> list[Coverage]:
+    """Probe each sub-question of the draft plan and store what it found (``SubQuestion.coverage``)."""
+    collector = collector_for(task)
+    web = task.search_provider != "local"
+    found = []
+    for row in plan.subquestions.all():
+        coverage = probe(
+            subquestion_value(row),
+            question=task.question,
+            search=collector.search,
+            fetcher=None if web else collector.fetcher,
+            max_queries=1 if web else 3,
+        )
+        SubQuestion.objects.filter(pk=row.pk).update(coverage=coverage.as_json())
+        found.append(coverage)
+    return found

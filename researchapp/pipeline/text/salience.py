@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from researchapp.pipeline.text.aspects import ATTRIBUTES, DIMENSIONS
+from researchapp.pipeline.text.aspects import ATTRIBUTES
 from researchapp.pipeline.text.question import QUERY_NOISE, read_question
 from researchapp.pipeline.text.relevance import GENERIC_TERMS
 from researchapp.pipeline.text.tokens import STOPWORDS, cjk_count, tokenize
@@ -39,7 +39,6 @@ _ASKING = frozenset(
     had can could should would will tell explain describe list name give find show compare
     please know like""".split()
 )
-_ATTRIBUTE_TERMS = frozenset(ATTRIBUTES) | frozenset(t for d in DIMENSIONS for t in d.triggers)
 _WORD = re.compile(r"[^\W_]+(?:[-'.][^\W_]+)*")
 _INNER_CAPITAL = re.compile(r".[A-Z]")
 
@@ -110,7 +109,7 @@ def asked_of(subquestion: SubQuestion, question: str = "") -> Asked:
     subject, focus, comparative = question_parts(question or subquestion.text)
     text = " ".join((subquestion.text, *subquestion.queries))
     terms = tuple(_content(tokenize(text))) or subject
-    attributes = tuple(term for term in focus if term in _ATTRIBUTE_TERMS)
+    attributes = tuple(term for term in focus if term in ATTRIBUTES)
     return Asked(terms, subject, focus, attributes, comparative)
 
 
@@ -156,7 +155,9 @@ def judge(
 
 
 def holds_attribute(asked: Asked, held: Collection[str], *, has_money: bool = False) -> bool:
-    """The passages' terms (``held``) name the asked-for attribute, if one is asked for."""
-    if not asked.attributes or any(term in held for term in asked.attributes):
+    """The passages' terms (``held``) name the asked-for attribute, in any of its words ("turnover"
+    names revenue), if one is asked for; an amount of money names a price."""
+    wanted = {ATTRIBUTES[term] for term in asked.attributes}
+    if not wanted or wanted & {ATTRIBUTES[term] for term in held if term in ATTRIBUTES}:
         return True
-    return has_money and any(term in ("cost", "price", "pricing") for term in asked.attributes)
+    return has_money and "price" in wanted
