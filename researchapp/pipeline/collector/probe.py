@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from researchapp.pipeline.collector.clusters import density
 from researchapp.pipeline.collector.passages import select_passages
+from researchapp.pipeline.collector.search import search_warning
 from researchapp.pipeline.text.salience import asked_of
 from researchapp.pipeline.text.tokens import tokenize
-from researchapp.pipeline.values import Source, SubQuestion
+from researchapp.pipeline.values import Source, StageWarning, SubQuestion
 from researchapp.providers.base import Fetcher, Hit, ProviderError, SearchProvider
 
 PROBE_RESULTS = 5
@@ -30,13 +31,19 @@ class Coverage:
     message: str
     hits: int = 0
     best_relevance: float = 0.0
+    warnings: tuple[StageWarning, ...] = ()  # a refused probe search, recorded on the task
 
     @property
     def covered(self) -> bool:
         return self.status == "covered"
 
     def as_json(self) -> dict:
-        return asdict(self)
+        return {
+            "status": self.status,
+            "message": self.message,
+            "hits": self.hits,
+            "best_relevance": self.best_relevance,
+        }
 
 
 def words_for(terms: Sequence[str], text: str) -> list[str]:
@@ -65,12 +72,14 @@ def probe(
         subquestion.text
     ]
     hits: dict[str, Hit] = {}
-    try:
-        for query in queries:
-            for hit in search.search(query, max_results=PROBE_RESULTS):
-                hits.setdefault(hit.url, hit)
-    except ProviderError as error:
-        return Coverage("unknown", f"The probe search failed: {error.message}")
+    for query in queries:
+        try:
+            found = search.search(query, max_results=PROBE_RESULTS)
+        except Exception as error:  # a provider's failure is a warning, as in collection
+            warning = search_warning(error, query)
+            return Coverage("unknown", f"The probe search failed: {warning.message}", warnings=(warning,))
+        for hit in found:
+            hits.setdefault(hit.url, hit)
     if not hits:
         return Coverage("uncovered", f"No source was found for {_quoted(queries)}.")
     sources = [_source(index + 1, hit, fetcher) for index, hit in enumerate(hits.values())]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from researchapp.models import Plan, ResearchTask, SubQuestion
+from researchapp.models import Plan, ResearchTask, Stage, SubQuestion
 from researchapp.pipeline.collector.probe import Coverage, probe
 from researchapp.pipeline.runner.collect import collector_for
-from researchapp.pipeline.runner.rows import record_usage, subquestion_value
+from researchapp.pipeline.runner.rows import record_usage, record_warnings, subquestion_value
 from researchapp.pipeline.runner.wiring import planner_for
 from researchapp.pipeline.values import UsageLog
 
@@ -53,5 +53,6 @@ def run_probe(task: ResearchTask, plan: Plan) -> list[Coverage]:
             max_queries=1 if web else 3,
         )
         SubQuestion.objects.filter(pk=row.pk).update(coverage=coverage.as_json())
+        record_warnings(task, Stage.PLANNING, coverage.warnings)
         found.append(coverage)
     return found
