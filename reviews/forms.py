@@ -26,10 +26,17 @@ class PlanRow:
     text: str
     queries: str
     rationale: str = ""
+    coverage: dict | None = None  # what the answerability probe found (shown, never posted)
 
     @classmethod
     def of(cls, subquestion: SubQuestion) -> PlanRow:
-        return cls(subquestion.pk, subquestion.text, "\n".join(subquestion.queries), subquestion.rationale)
+        return cls(
+            subquestion.pk,
+            subquestion.text,
+            "\n".join(subquestion.queries),
+            subquestion.rationale,
+            subquestion.coverage or None,
+        )
 
     def edit(self) -> SubQuestionEdit:
         """Normalised as the service stores it, so an untouched row compares equal to its row."""

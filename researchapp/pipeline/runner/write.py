@@ -8,7 +8,7 @@ from dataclasses import replace
 from django.db.models import Max
 
 from researchapp.core.enums import Resolution
-from researchapp.models import Evidence, Finding, ReportDraft, ResearchTask
+from researchapp.models import Event, Evidence, Finding, ReportDraft, ResearchTask, Stage
 from researchapp.pipeline import values
 from researchapp.pipeline.runner.rows import (
     approved_subquestions,
@@ -18,6 +18,9 @@ from researchapp.pipeline.runner.rows import (
     subquestion_value,
 )
 from researchapp.pipeline.runner.wiring import checker_for, writer_for
+from researchapp.pipeline.writer import Writer
+from researchapp.pipeline.writer.extractive import ExtractiveWriter
+from researchapp.providers.base import ProviderError
 
 
 def ledger_for(task: ResearchTask, evidence_ids: Iterable[int]) -> values.Ledger:
@@ -57,6 +60,27 @@ def check(task: ResearchTask, draft: values.Draft, brief: values.Brief) -> list[
     return checker_for(task).check(draft, brief, ledger)
 
 
+def write_or_fall_back(
+    task: ResearchTask, writer: Writer, brief: values.Brief, usage: values.UsageLog
+) -> tuple[values.Draft, str]:
+    """The writer's draft; if the model's answer was rejected twice, the extractive writer's, with
+    the reason on the task's record: two rejections cost the model its draft, never the task."""
+    try:
+        return writer.write(brief, usage=usage), writer.name
+    except ProviderError as error:
+        if error.code != "malformed_output":
+            raise
+        reason = error.message
+    Event.objects.create(
+        task=task,
+        stage=Stage.WRITING,
+        kind=Event.Kind.WARNING,
+        message=f"The model's draft was rejected twice, so the extractive writer wrote this one: {reason}",
+        data={"code": "malformed_output"},
+    )
+    return ExtractiveWriter().write(brief, usage=usage), ExtractiveWriter.name
+
+
 def run_write(task: ResearchTask) -> ReportDraft:
     """Draft, check mechanically, revise with the issues as feedback, up to the task's limit.
 
@@ -74,7 +98,9 @@ def run_write(task: ResearchTask) -> ReportDraft:
         if stored is None:
             usage = values.UsageLog()
             try:
-                draft = writer.write(replace(brief, feedback=tuple(feedback)), usage=usage)
+                draft, engine = write_or_fall_back(
+                    task, writer, replace(brief, feedback=tuple(feedback)), usage
+                )
             finally:
                 record_usage(task, usage)
             issues = check(task, draft, brief)
@@ -85,7 +111,7 @@ def run_write(task: ResearchTask) -> ReportDraft:
                 write_pass=task.write_pass,
                 revision=revision,
                 markdown=draft.markdown,
-                engine=writer.name,
+                engine=engine,
                 claims=[
                     {"text": c.text, "evidence_ids": list(c.evidence_ids), "section": c.section}
                     for c in draft.claims

@@ -51,7 +51,15 @@ class Asked:
     subject: tuple[str, ...]  # terms naming what the question is about: a passage must hold one
     focus: tuple[str, ...]  # what the question asks of its subject
     attributes: tuple[str, ...]  # the focus terms that name a measured attribute: one must be held
-    comparative: bool = False  # a comparison: one passage may speak of one option only
+    options: tuple[tuple[str, ...], ...] = ()  # a comparison's options: a passage may speak of one only
+
+    @property
+    def comparative(self) -> bool:
+        return bool(self.options)
+
+    def options_named(self, held: Collection[str]) -> int:
+        """How many of the compared options ``held`` names."""
+        return sum(1 for option in self.options if any(term in held for term in option))
 
     @property
     def question_terms(self) -> tuple[str, ...]:
@@ -84,33 +92,35 @@ def _content(terms: Iterable[str]) -> list[str]:
     ]
 
 
-def question_parts(question: str) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
-    """(subject terms, focus terms, comparative?) of a research question."""
+def question_parts(question: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """(subject terms, focus terms, each compared option's own terms) of a research question."""
     text = " ".join(question.split())
     if not text:
-        return (), (), False
+        return (), (), ()
     reading = read_question(text)
     everything = _content(tokenize(text))
+    options: tuple[tuple[str, ...], ...] = ()
     if reading.options:
         # What tells the options apart ("Kestrel", "Osprey"), not what they share ("home battery").
-        per_option = [set(_content(tokenize(option))) for option in reading.options]
-        shared = set.intersection(*per_option)
-        subject = _content(t for option in reading.options for t in tokenize(option) if t not in shared)
+        per_option = [_content(tokenize(option)) for option in reading.options]
+        shared = set.intersection(*(set(terms) for terms in per_option))
+        options = tuple(tuple(t for t in terms if t not in shared) or tuple(terms) for terms in per_option)
+        subject = list(dict.fromkeys(t for terms in options for t in terms))
     elif cjk_count(text) >= 2:
         subject = _content(tokenize(reading.subject))
     else:
         subject = _content(tokenize(" ".join(_names(text)))) or _content(tokenize(reading.key_terms))
     focus = [term for term in everything if term not in subject]
-    return tuple(subject), tuple(focus), bool(reading.options)
+    return tuple(subject), tuple(focus), options
 
 
 def asked_of(subquestion: SubQuestion, question: str = "") -> Asked:
     """What ``subquestion`` asks within ``question`` (the sub-question itself when there is none)."""
-    subject, focus, comparative = question_parts(question or subquestion.text)
+    subject, focus, options = question_parts(question or subquestion.text)
     text = " ".join((subquestion.text, *subquestion.queries))
     terms = tuple(_content(tokenize(text))) or subject
     attributes = tuple(term for term in focus if term in ATTRIBUTES)
-    return Asked(terms, subject, focus, attributes, comparative)
+    return Asked(terms, subject, focus, attributes, options)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,11 @@ PROVENANCE_LINE = (
 NO_CLAIMS_LINE = "*No supported finding for this sub-question.*"
 STATED_ABOVE_LINE = "*What the sources say on this sub-question is stated in an earlier section.*"
 NEUTRAL_DISPUTE = "Sources disagree on this point; see the quoted passages."
+ANSWER_SECTION = "answer"
+ANSWER_HEADING = "## Answer"
+NO_ANSWER_LINE = (
+    "*The sources found do not answer this question directly; see the sections and the points to verify.*"
+)
 
 
 def _evidence_index(findings: Sequence[ReviewedFinding]) -> dict[int, Evidence]:
@@ -70,7 +75,11 @@ def render_draft(
     """
     index = _evidence_index(findings)
     lines = [f"# {question.strip()}", "", PROVENANCE_LINE]
-    rendered: list[Claim] = []
+    # The direct answer first (claims of the "answer" section); the report layout is issue 9's.
+    answer = [claim for claim in claims if claim.section == ANSWER_SECTION]
+    lines += ["", ANSWER_HEADING, ""]
+    lines += [f"- {claim.text}{markers(claim.evidence_ids)}" for claim in answer] or [NO_ANSWER_LINE]
+    rendered: list[Claim] = list(answer)
     ordered = sorted(subquestions, key=lambda sq: (sq.order, sq.id))
     for subquestion in ordered:
         lines += ["", f"## {subquestion.text}", ""]
