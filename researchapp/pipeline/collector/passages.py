@@ -294,14 +294,19 @@ class PassagePool:
 
     @staticmethod
     def answers(asked: Asked, chosen: Sequence[_Judged]) -> bool:
-        """The chosen passages, together, answer: one reaches ``ANSWER_BAR`` and the asked-for
-        attribute is named (an amount of money names a price)."""
-        about_subject = [judgement for _, _, judgement in chosen if not judgement.missing]
-        if not about_subject or max(judgement.relevance for judgement in about_subject) < ANSWER_BAR:
+        """The chosen passages answer: one about the subject reaches ``ANSWER_BAR``, and one about
+        the subject names the asked-for attribute (an amount of money names a price)."""
+        about_subject = [
+            (candidate, judgement) for _, candidate, judgement in chosen if not judgement.missing
+        ]
+        if not about_subject or max(judgement.relevance for _, judgement in about_subject) < ANSWER_BAR:
             return False
-        held = {term for _, candidate, _ in chosen for term in candidate.terms}
-        money = any(candidate.has_money() for _, candidate, _ in chosen) if asked.attributes else False
-        return holds_attribute(asked, held, has_money=money)
+        if not asked.attributes:
+            return True
+        return any(
+            holds_attribute(asked, candidate.terms, has_money=candidate.has_money())
+            for candidate, _ in about_subject
+        )
 
 
 _Judged = tuple[float, _Candidate, Judgement]

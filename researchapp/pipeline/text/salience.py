@@ -119,7 +119,8 @@ def asked_of(subquestion: SubQuestion, question: str = "") -> Asked:
     subject, focus, options = question_parts(question or subquestion.text)
     text = " ".join((subquestion.text, *subquestion.queries))
     terms = tuple(_content(tokenize(text))) or subject
-    attributes = tuple(term for term in focus if term in ATTRIBUTES)
+    head = asked_for(question or subquestion.text)
+    attributes = tuple(dict.fromkeys([*head, *(term for term in focus if term in ATTRIBUTES)]))
     return Asked(terms, subject, focus, attributes, options)
 
 
@@ -165,9 +166,45 @@ def judge(
 
 
 def holds_attribute(asked: Asked, held: Collection[str], *, has_money: bool = False) -> bool:
-    """The passages' terms (``held``) name the asked-for attribute, in any of its words ("turnover"
-    names revenue), if one is asked for; an amount of money names a price."""
-    wanted = {ATTRIBUTES[term] for term in asked.attributes}
-    if not wanted or wanted & {ATTRIBUTES[term] for term in held if term in ATTRIBUTES}:
-        return True
-    return has_money and "price" in wanted
+    """The passages' terms (``held``) name every asked-for attribute: the word itself or a form of
+    it ("valued" for "value"), or a word of its family ("turnover" names revenue); an amount of
+    money names a price."""
+    families = {ATTRIBUTES[term] for term in held if term in ATTRIBUTES}
+    return all(
+        _named(term, held)
+        or ATTRIBUTES.get(term, "") in families
+        or (has_money and ATTRIBUTES.get(term) == "price")
+        for term in asked.attributes
+    )
+
+
+_STEM_CHARS = 5
+
+
+def _named(term: str, held: Collection[str]) -> bool:
+    """The word or a longer form of it ("valued", "temperatures"), never a mere look-alike."""
+    return term in held or (len(term) >= _STEM_CHARS and any(word.startswith(term) for word in held))
+
+
+# "What is the weekly salary of ...", "What fee did ...", "How many employees does ...": the thing
+# asked for, which an answer must name. Who/where/when questions ask for no word in particular.
+_ASKED_FOR = (
+    re.compile(r"^\s*(?:what|which)\s+(?:is|was|are|were)\s+(?:the\s+|a\s+|an\s+)?(?P<x>[^?]+?)\s+"
+               r"(?:of|for|in|at|on|from|does|did|do|has|had|have)\b", re.IGNORECASE),
+    re.compile(r"^\s*(?:what|which)\s+(?:is|was|are|were)\s+(?P<x>[\w'’ -]+?)'s?\s+(?P<y>[\w -]+)\??$",
+               re.IGNORECASE),
+    re.compile(r"^\s*how\s+many\s+(?P<x>[\w -]+?)\s+(?:does|did|do|is|are|was|were|has|have|had|will)\b",
+               re.IGNORECASE),
+)  # fmt: skip
+
+
+def asked_for(question: str) -> tuple[str, ...]:
+    """The head word of what a question asks for ("salary" in "What is the weekly salary of X?")."""
+    text = " ".join(question.split())
+    for pattern in _ASKED_FOR:
+        match = pattern.match(text)
+        if match:
+            phrase = match.groupdict().get("y") or match.group("x")
+            terms = [t for t in tokenize(phrase) if t not in GENERIC_TERMS and t not in _ASKING]
+            return tuple(terms[-1:])
+    return ()
