@@ -61,7 +61,7 @@ def judge(record: dict, *, max_passages: int, joiner: str):
     )
     claim = " ".join(record["claim"].split())
     subquestion = SubQuestion(id=1, text=claim, queries=(claim,))
-    passages = select_passages(subquestion, [source], max_passages=max_passages)
+    passages = select_passages(subquestion, [source], max_passages=max_passages, question=claim)
     evidence = [
         Evidence(
             id=i + 1,
@@ -92,6 +92,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="how the article's sentences are joined into one text",
     )
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument(
+        "--half",
+        choices=("all", "first", "second"),
+        default="all",
+        help="first: the half thresholds were tuned on (even lines); second: the held-back half (odd lines)",
+    )
 
 
 def run(args: argparse.Namespace) -> list[Figure]:
@@ -102,6 +108,7 @@ def run(args: argparse.Namespace) -> list[Figure]:
     passages_total = chars_total = 0
     with require_path(args.data).open(encoding="utf-8") as lines:
         records = [json.loads(line) for line in lines if line.strip()][: args.limit]
+    records = {"first": records[0::2], "second": records[1::2]}.get(args.half, records)
     for record in records:
         flagged, passages, spans = judge(record, max_passages=args.max_passages, joiner=joiner)
         label = record["label"]

@@ -166,11 +166,10 @@ def confidence_of(links: Sequence[EvidenceLink], evidence_by_id: dict[int, Evide
 
 
 def unsupported_item(finding: ProposedFinding, evidence: Sequence[Evidence]) -> ProposedFinding | None:
-    """A supported finding whose statement its cited passages do not bear out (a figure they do not
-    state, too few of its words) becomes a [证据不足] item with the reason, linking those passages
-    as what was found; ``None`` when the statement is supported."""
-    if finding.status is not FindingStatus.SUPPORTED:
-        return None
+    """A finding whose statement its cited passages do not bear out (a figure they do not state, too
+    few of its words) becomes a [证据不足] item with the reason, linking those passages as what
+    was found; ``None`` when the statement is supported. A conflict's statement is checked against
+    both sides' passages: it must at least say what they disagree about."""
     by_id = {item.id: item for item in evidence}
     quotes = [by_id[link.evidence_id].quote for link in finding.links if link.evidence_id in by_id]
     problem = support_problem(finding.statement, quotes)

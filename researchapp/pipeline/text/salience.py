@@ -120,7 +120,11 @@ def asked_of(subquestion: SubQuestion, question: str = "") -> Asked:
     text = " ".join((subquestion.text, *subquestion.queries))
     terms = tuple(_content(tokenize(text))) or subject
     head = asked_for(question or subquestion.text)
-    attributes = tuple(dict.fromkeys([*head, *(term for term in focus if term in ATTRIBUTES)]))
+    # The question's asked-for attribute binds the sub-questions that ask for it too; one about
+    # another side of the subject ("how many were sold") is judged by its own words.
+    attributes = tuple(
+        term for term in dict.fromkeys([*head, *(t for t in focus if t in ATTRIBUTES)]) if term in terms
+    )
     return Asked(terms, subject, focus, attributes, options)
 
 
