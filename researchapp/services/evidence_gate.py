@@ -85,7 +85,7 @@ def citation_drop(*, finding: Finding, actor, evidence_id: int, version_seen: in
     """Take one quote out of what a finding stands on (it is about something else, say).
 
     The finding stays undecided; its version moves on, so a decision made on what it was is
-    refused. A finding left without any supporting quote is dropped with it.
+    refused. A finding left without any quote is dropped with it.
     """
     task = finding.task
     if task.status != Status.AWAITING_EVIDENCE_REVIEW:
@@ -100,7 +100,7 @@ def citation_drop(*, finding: Finding, actor, evidence_id: int, version_seen: in
         if won != 1:
             raise StaleState("Someone changed or decided this item first; reload to see it.")
         FindingEvidence.objects.filter(pk=link.pk).update(kept=False)
-        left = FindingEvidence.objects.filter(finding=finding, kept=True, stance=Stance.SUPPORTS).exists()
+        left = FindingEvidence.objects.filter(finding=finding, kept=True).exists()
         if not left:
             Finding.objects.filter(pk=finding.pk).update(
                 resolution=Resolution.DROPPED,
