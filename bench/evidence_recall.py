@@ -246,6 +246,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cap", type=int, default=12, help="passages handed on per question, at most")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument(
+        "--target",
+        type=float,
+        default=None,
+        help="recall to reach (default: 0.95 for HotpotQA's sentences, 0.85 for MuSiQue's paragraphs)",
+    )
+    parser.add_argument(
         "--style",
         choices=("native", "musique"),
         default="native",
@@ -282,6 +288,7 @@ def run(args: argparse.Namespace) -> list[Figure]:
             note="the one-shot baseline the pipeline must beat",
         )
     )
+    target = args.target if args.target is not None else (0.95 if level == "sentence" else 0.85)
     for label, add_question in (("plan", False), ("plan+question", True)):
         tally = evaluate(corpora, add_question=add_question, max_passages=args.max_passages, cap=args.cap)
         recall = tally.found / tally.gold if tally.gold else 0.0
@@ -292,8 +299,8 @@ def run(args: argparse.Namespace) -> list[Figure]:
                 NAME,
                 f"[{label}] {level} recall",
                 round(recall, 4),
-                target=">= 0.90 with <= 12 passages" if task_variant else "",
-                met=(recall >= 0.90 and mean_passages <= 12) if task_variant else None,
+                target=f">= {target:.2f} with <= 12 passages" if task_variant else "",
+                met=(recall >= target and mean_passages <= 12) if task_variant else None,
             ),
             *(
                 [

@@ -130,8 +130,17 @@ def run(args: argparse.Namespace) -> list[Figure]:
     recall = true_positive / labels[POSITIVE] if labels[POSITIVE] else 0.0
     figures = [
         Figure(NAME, "claims", len(records), note=", ".join(f"{k} {v}" for k, v in sorted(labels.items()))),
-        Figure(NAME, "[证据不足] precision (not_supported)", round(precision, 4), target="report only"),
-        Figure(NAME, "[证据不足] recall (not_supported)", round(recall, 4), target="report only"),
+        Figure(
+            NAME,
+            "[证据不足] precision (not_supported)",
+            round(precision, 4),
+            target=">= 0.8 at recall >= 0.6",
+            met=precision >= 0.8 and recall >= 0.6,
+            note=f"{args.half} half of the file (even lines were the tuning half)",
+        ),
+        Figure(
+            NAME, "[证据不足] recall (not_supported)", round(recall, 4), target=">= 0.6", met=recall >= 0.6
+        ),
     ]
     for label in sorted(labels):
         figures.append(

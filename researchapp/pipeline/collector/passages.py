@@ -294,18 +294,15 @@ class PassagePool:
 
     @staticmethod
     def answers(asked: Asked, chosen: Sequence[_Judged]) -> bool:
-        """The chosen passages answer: one about the subject reaches ``ANSWER_BAR``, and one about
-        the subject names the asked-for attribute (an amount of money names a price)."""
-        about_subject = [
-            (candidate, judgement) for _, candidate, judgement in chosen if not judgement.missing
-        ]
-        if not about_subject or max(judgement.relevance for _, judgement in about_subject) < ANSWER_BAR:
+        """The chosen passages answer: one about the subject reaches ``ANSWER_BAR``, and one of them
+        names the asked-for attribute (a later hop's may: "the population of the town where she
+        was born"); an amount of money names a price."""
+        about_subject = [judgement for _, _, judgement in chosen if not judgement.missing]
+        if not about_subject or max(judgement.relevance for judgement in about_subject) < ANSWER_BAR:
             return False
-        if not asked.attributes:
-            return True
-        return any(
+        return not asked.attributes or any(
             holds_attribute(asked, candidate.terms, has_money=candidate.has_money())
-            for candidate, _ in about_subject
+            for _, candidate, _ in chosen
         )
 
 
