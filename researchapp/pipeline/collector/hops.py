@@ -10,6 +10,7 @@ search), and ``select_with_hops`` adds each name's best passages to the first ro
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from researchapp.pipeline.collector.passages import PassagePool
 from researchapp.pipeline.text.entities import name_phrases
@@ -94,14 +95,4 @@ def select_with_hops(
 
 
 def _ranked_under(passage: Passage, score: float) -> Passage:
-    return Passage(
-        passage.source_id,
-        passage.start,
-        passage.end,
-        passage.quote,
-        round(min(passage.score, score) * HOP_DISCOUNT, 6),
-        relevance=passage.relevance,
-        question_relevance=passage.question_relevance,
-        matched_terms=passage.matched_terms,
-        clears_bar=passage.clears_bar,
-    )
+    return replace(passage, score=round(min(passage.score, score) * HOP_DISCOUNT, 6))
