@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from researchapp.pipeline.text.aspects import Dimension, dimensions_of, speaks_to
 from researchapp.pipeline.text.bm25 import BM25
+from researchapp.pipeline.text.entities import name_phrases
 from researchapp.pipeline.text.quantities import extract_quantities
 from researchapp.pipeline.text.relevance import (
     GENERIC_TERMS,
@@ -196,6 +197,10 @@ class _Candidate:
     def terms(self) -> frozenset[str]:
         return frozenset(self.tokens)
 
+    @property
+    def quote(self) -> str:
+        return self.source.text[self.start : self.end]
+
     def has_money(self) -> bool:
         quote = self.source.text[self.start : self.end]
         return any(q.kind == "money" for q in extract_quantities(quote))
@@ -294,15 +299,20 @@ class PassagePool:
 
     @staticmethod
     def answers(asked: Asked, chosen: Sequence[_Judged]) -> bool:
-        """The chosen passages answer: one about the subject reaches ``ANSWER_BAR``, and one of them
-        names the asked-for attribute (a later hop's may: "the population of the town where she
-        was born"); an amount of money names a price."""
-        about_subject = [judgement for _, _, judgement in chosen if not judgement.missing]
-        if not about_subject or max(judgement.relevance for judgement in about_subject) < ANSWER_BAR:
+        """The chosen passages answer: one about the subject reaches ``ANSWER_BAR``, and one names
+        the asked-for attribute (an amount of money names a price). That one is about the subject,
+        or its page is titled with a name a passage about the subject mentions: the later hop of
+        "the population of the town where she was born" is the town's page."""
+        about_subject = [(c, j) for _, c, j in chosen if not j.missing]
+        if not about_subject or max(judgement.relevance for _, judgement in about_subject) < ANSWER_BAR:
             return False
-        return not asked.attributes or any(
+        if not asked.attributes:
+            return True
+        names = {name.lower() for c, _ in about_subject for name, _, _ in name_phrases(c.quote)}
+        return any(
             holds_attribute(asked, candidate.terms, has_money=candidate.has_money())
-            for _, candidate, _ in chosen
+            and (not judgement.missing or any(name in candidate.source.title.lower() for name in names))
+            for _, candidate, judgement in chosen
         )
 
 

@@ -120,11 +120,8 @@ def asked_of(subquestion: SubQuestion, question: str = "") -> Asked:
     text = " ".join((subquestion.text, *subquestion.queries))
     terms = tuple(_content(tokenize(text))) or subject
     head = asked_for(question or subquestion.text)
-    # The question's asked-for attribute binds the sub-questions that ask for it too; one about
-    # another side of the subject ("how many were sold") is judged by its own words.
-    attributes = tuple(
-        term for term in dict.fromkeys([*head, *(t for t in focus if t in ATTRIBUTES)]) if term in terms
-    )
+    # What the question asks for binds every sub-question: evidence for "what does X cost" names a price.
+    attributes = tuple(dict.fromkeys([*head, *(t for t in focus if t in ATTRIBUTES)]))
     return Asked(terms, subject, focus, attributes, options)
 
 
