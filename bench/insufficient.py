@@ -61,7 +61,7 @@ def judge(record: dict, *, max_passages: int, joiner: str):
     )
     claim = " ".join(record["claim"].split())
     subquestion = SubQuestion(id=1, text=claim, queries=(claim,))
-    passages = select_passages(subquestion, [source], max_passages=max_passages)
+    passages = select_passages(subquestion, [source], max_passages=max_passages, question=claim)
     evidence = [
         Evidence(
             id=i + 1,
@@ -92,6 +92,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="how the article's sentences are joined into one text",
     )
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument(
+        "--half",
+        choices=("all", "first", "second"),
+        default="all",
+        help="first: the half thresholds were tuned on (even lines); second: the held-back half (odd lines)",
+    )
 
 
 def run(args: argparse.Namespace) -> list[Figure]:
@@ -102,6 +108,7 @@ def run(args: argparse.Namespace) -> list[Figure]:
     passages_total = chars_total = 0
     with require_path(args.data).open(encoding="utf-8") as lines:
         records = [json.loads(line) for line in lines if line.strip()][: args.limit]
+    records = {"first": records[0::2], "second": records[1::2]}.get(args.half, records)
     for record in records:
         flagged, passages, spans = judge(record, max_passages=args.max_passages, joiner=joiner)
         label = record["label"]
@@ -123,8 +130,17 @@ def run(args: argparse.Namespace) -> list[Figure]:
     recall = true_positive / labels[POSITIVE] if labels[POSITIVE] else 0.0
     figures = [
         Figure(NAME, "claims", len(records), note=", ".join(f"{k} {v}" for k, v in sorted(labels.items()))),
-        Figure(NAME, "[证据不足] precision (not_supported)", round(precision, 4), target="report only"),
-        Figure(NAME, "[证据不足] recall (not_supported)", round(recall, 4), target="report only"),
+        Figure(
+            NAME,
+            "[证据不足] precision (not_supported)",
+            round(precision, 4),
+            target=">= 0.8 at recall >= 0.6",
+            met=precision >= 0.8 and recall >= 0.6,
+            note=f"{args.half} half of the file (even lines were the tuning half)",
+        ),
+        Figure(
+            NAME, "[证据不足] recall (not_supported)", round(recall, 4), target=">= 0.6", met=recall >= 0.6
+        ),
     ]
     for label in sorted(labels):
         figures.append(

@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.http import QueryDict
 
 from researchapp.models import SubQuestion
-from researchapp.services.evidence_gate import DECISIONS
+from researchapp.services.evidence_gate import CITATION_DECISION, DECISIONS
 from researchapp.services.plan_gate import MAX_SUBQUESTIONS, SubQuestionEdit
 
 NOTE_MAX = 4000
@@ -28,10 +28,17 @@ class PlanRow:
     text: str
     queries: str
     rationale: str = ""
+    coverage: dict | None = None  # what the answerability probe found (shown, never posted)
 
     @classmethod
     def of(cls, subquestion: SubQuestion) -> PlanRow:
-        return cls(subquestion.pk, subquestion.text, "\n".join(subquestion.queries), subquestion.rationale)
+        return cls(
+            subquestion.pk,
+            subquestion.text,
+            "\n".join(subquestion.queries),
+            subquestion.rationale,
+            subquestion.coverage or None,
+        )
 
     def edit(self) -> SubQuestionEdit:
         """Normalised as the service stores it, so an untouched row compares equal to its row."""
@@ -131,8 +138,17 @@ class PlanRejectForm(forms.Form):
 class FindingDecisionForm(forms.Form):
     finding = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
-    decision = forms.ChoiceField(choices=[(name, name.replace("_", " ")) for name in DECISIONS])
+    decision = forms.ChoiceField(
+        choices=[(name, name.replace("_", " ")) for name in (*DECISIONS, CITATION_DECISION)]
+    )
     note = forms.CharField(required=False, max_length=NOTE_MAX)
+    evidence = forms.IntegerField(min_value=1, required=False)  # the citation a drop_citation names
+
+    def clean(self):
+        data = super().clean()
+        if data.get("decision") == CITATION_DECISION and not data.get("evidence"):
+            raise ValidationError("Say which citation to drop.")
+        return data
 
 
 class ReportDecisionForm(forms.Form):

@@ -38,6 +38,15 @@ class PlanReview:
     earlier: list[Plan]  # earlier versions, newest first, with the feedback that replaced them
 
     @property
+    def uncovered(self) -> int:
+        """Sub-questions the answerability probe found nothing relevant for."""
+        return sum((sq.coverage or {}).get("status") == "uncovered" for sq in self.subquestions)
+
+    @property
+    def covers_nothing(self) -> bool:
+        return bool(self.subquestions) and self.uncovered == len(self.subquestions)
+
+    @property
     def editable(self) -> bool:
         return (
             self.plan is not None

@@ -54,14 +54,20 @@ def _record(decided: Finding | Plan | ReportDraft, *, reviewer, decision: str, n
 
 
 def decide_finding(
-    *, finding: Finding, reviewer, decision: str, version_seen: int, note: str = ""
+    *, finding: Finding, reviewer, decision: str, version_seen: int, note: str = "", evidence_id: int = 0
 ) -> ReviewDecision:
-    """Resolve one conflict or [证据不足] item; ``StaleState`` if another analyst was first."""
+    """Resolve one item, or drop one of its citations; ``StaleState`` if another analyst was first."""
     _require_analyst(reviewer)
     with transaction.atomic():
-        finding = evidence_gate.finding_resolve(
-            finding=finding, actor=reviewer, decision=decision, version_seen=version_seen, note=note
-        )
+        if decision == evidence_gate.CITATION_DECISION:
+            finding = evidence_gate.citation_drop(
+                finding=finding, actor=reviewer, evidence_id=evidence_id, version_seen=version_seen, note=note
+            )
+            note = f"E{evidence_id}: {note}" if note.strip() else f"E{evidence_id}"
+        else:
+            finding = evidence_gate.finding_resolve(
+                finding=finding, actor=reviewer, decision=decision, version_seen=version_seen, note=note
+            )
         return _record(finding, reviewer=reviewer, decision=decision, note=note, version_seen=version_seen)
 
 

@@ -195,6 +195,7 @@ def _decide_finding(request: HttpRequest, task: ResearchTask) -> None:
             decision=decision,
             version_seen=data["version"],
             note=data["note"],
+            evidence_id=data["evidence"] or 0,
         ),  # fmt: skip
         success=f"Recorded for item {finding.pk}: {decision.replace('_', ' ')}.",
     )

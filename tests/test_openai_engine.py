@@ -172,7 +172,7 @@ def test_it_defuses_a_passage_that_tries_to_close_its_tag(llm: StubOpenAI) -> No
 def test_it_computes_confidence_from_clusters_and_keys_findings_stably(llm: StubOpenAI) -> None:
     # given the model says two passages from different clusters agree, and one stands alone
     llm.responder = by_stage(analyse={"findings": [
-        {"statement": "COP is about 3.", "status": "supported",
+        {"statement": "Heat pumps reached a COP of 3.2.", "status": "supported",
          "evidence": [{"id": 15, "stance": "supports"}, {"id": 12, "stance": "supports"}]},
         {"statement": "Waits got shorter.", "status": "supported",
          "evidence": [{"id": 12, "stance": "supports"}]},
@@ -240,10 +240,13 @@ def test_it_retries_once_after_malformed_json(llm: StubOpenAI) -> None:
     drafts = make_engine(llm).analyse(SUBQUESTION, [FIRST], usage=usage)
     # then the second, valid answer is used
     assert [d.links for d in drafts] == [(EvidenceLink(12, Stance.SUPPORTS),)]
-    # and the retry showed the model its broken answer and the reason
+    # and the retry showed the model the reason, never its broken answer (a small model that ran to
+    # its token limit would overflow its context on the retry)
     retry = llm.chats[1]["messages"]
-    assert retry[-2]["role"] == "assistant" and retry[-2]["content"] == Failure.malformed_json().content
+    assert all(message["role"] != "assistant" for message in retry)
+    assert Failure.malformed_json().content not in llm.prompt_text(1)
     assert "not valid JSON" in retry[-1]["content"]
+    assert len(retry) == len(llm.chats[0]["messages"]) + 1
     # and both calls are recorded, the first as failed
     assert [(call.ok, call.error.split(":")[0]) for call in usage.calls] == [
         (False, "malformed_output"),

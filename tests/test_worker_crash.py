@@ -22,8 +22,9 @@ from django.db import connection
 from researchapp.core.urls import normalize_url
 from researchapp.models import Evidence, ResearchTask, Source, SubQuestion
 from researchapp.pipeline import runner
-from researchapp.pipeline.collector.passages import select_passages
+from researchapp.pipeline.collector.hops import select_with_hops
 from researchapp.pipeline.runner import rows
+from researchapp.pipeline.runner.collect import CLOSEST_PASSAGES
 from researchapp.services.submission import task_submit
 from tests.helpers import wait_for, wait_for_status
 from tests.live import QUESTION, web_results
@@ -134,10 +135,12 @@ def test_it_finishes_a_task_whose_worker_was_killed_mid_collection(
         sources = [rows.source_value(s) for s in subquestion.sources.all()]
         expected = {
             (p.source_id, p.start, p.end)
-            for p in select_passages(
+            for p in select_with_hops(
                 rows.subquestion_value(subquestion),
                 sources,
+                question=task.question,
                 max_passages=settings.RESEARCH["MAX_PASSAGES_PER_SUBQUESTION"],
+                closest=CLOSEST_PASSAGES,
             )
         }
         stored_spans = set(

@@ -124,8 +124,9 @@ def test_it_cites_every_quote_that_states_the_claim() -> None:
     # when
     draft = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS)
     # then
-    body = [claim for claim in draft.claims if claim.section == "1"]
-    assert body == [Claim("Rust and Go are free to use.", (21, 24), "1")]
+    # (the sentence answers "Rust vs Go?" itself, so it is the report's direct answer)
+    body = [claim for claim in draft.claims if claim.section in ("1", "answer")]
+    assert body == [Claim("Rust and Go are free to use.", (21, 24), "answer")]
 
 
 def test_it_reports_disputed_findings_with_both_sides_verbatim() -> None:
@@ -285,7 +286,8 @@ def test_it_drops_the_claim_a_failed_check_names_on_revision() -> None:
     # when the writer revises with the issues as feedback
     revised = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS, feedback=issues)
     # then the bad evidence is no longer cited and the draft passes
-    assert Claim("Rust and Go are free to use.", (21,), "1") in revised.claims
+    # (it is the direct answer to "Rust vs Go?", so it opens the report)
+    assert Claim("Rust and Go are free to use.", (21,), "answer") in revised.claims
     assert check(revised, snapshots=tampered) == []
 
 
@@ -309,11 +311,11 @@ def test_it_states_a_claim_once_even_when_two_sections_find_it() -> None:
     findings = (SUPPORTED, again, GAP)
     # when
     draft = write_extractive(QUESTION, SUBQUESTIONS, findings)
-    # then the sentence is printed once, citing both sections' evidence
+    # then the sentence is printed once, as the direct answer, citing both sections' evidence
     body = draft.markdown.split("## References")[0]
     assert body.count("Rust and Go are free to use.") == 1
     assert [claim for claim in draft.claims if claim.text == "Rust and Go are free to use."] == [
-        Claim("Rust and Go are free to use.", (21, 24, 25), "1")
+        Claim("Rust and Go are free to use.", (21, 24, 25), "answer")
     ]
     # and the later section points back instead of repeating, which the check accepts as covered
     adoption = draft.markdown.split("## How do Rust and Go differ in adoption?")[1].split("##")[0]

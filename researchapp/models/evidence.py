@@ -27,6 +27,9 @@ class Evidence(models.Model):
     matched_terms = models.JSONField(
         default=list, blank=True, help_text="The salient terms the passage holds."
     )
+    # False for the closest passages kept when nothing cleared the relevance bar: shown under
+    # "what was searched" on a [证据不足] item, never as support for anything.
+    clears_bar = models.BooleanField(default=True)
     round = models.PositiveSmallIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
 

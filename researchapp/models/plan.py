@@ -38,6 +38,8 @@ class Plan(StatusMachine):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     feedback = models.TextField(blank=True, help_text="The rejection note that led to the next version.")
     engine = models.CharField(max_length=32, blank=True)
+    # Why the plan is not the engine's own, e.g. the model's plan was rejected twice: shown at the gate.
+    engine_note = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     decided_at = models.DateTimeField(null=True, blank=True)

@@ -17,7 +17,7 @@ import html
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from researchapp.pipeline.values import Evidence, LLMUsage, UsageLog
@@ -103,27 +103,44 @@ def evidence_id_of(value: Any, where: str, allowed: set[int]) -> int:
 
 
 class ModelStage:
-    """A stage that asks a chat model for one structured answer: its client, its model and schema."""
+    """A stage that asks a chat model for one structured answer: its client, its model and schema.
+
+    ``schema`` and ``max_tokens`` are the stage's defaults; a call whose answer depends on what it
+    shows (the evidence ids a finding may cite) passes its own schema, sized to it.
+    """
 
     name = "openai"
     stage: str  # "plan", "analyse", "write": recorded with every call
     schema: dict[str, Any]
+    max_tokens: int = 1024
 
     def __init__(self, client: ChatClient, *, model: str):
         self.client = client
         self.model = model
 
-    def ask[T](self, messages: list[Message], interpret: Callable[[dict[str, Any]], T], usage: UsageLog) -> T:
+    def ask[T](
+        self,
+        messages: list[Message],
+        interpret: Callable[[dict[str, Any]], T],
+        usage: UsageLog,
+        *,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> T:
         return ask(
             self.client,
             stage=self.stage,
             model=self.model,
             schema_name=self.stage,
-            schema=self.schema,
+            schema=schema or self.schema,
             messages=messages,
             interpret=interpret,
             usage=usage,
+            max_tokens=max_tokens or self.max_tokens,
         )
+
+
+MAX_REASON_CHARS = 400
 
 
 def ask[T](
@@ -136,21 +153,31 @@ def ask[T](
     messages: list[Message],
     interpret: Callable[[dict[str, Any]], T],
     usage: UsageLog,
+    max_tokens: int = 1024,
 ) -> T:
-    """1. ask; 2. decode and validate; 3. on a rejected answer, show the model the reason and ask
-    once more; 4. a second rejection is final. Each call is recorded with its outcome."""
-    conversation = list(messages)
+    """1. ask, with ``max_tokens`` sized to the schema; 2. an answer cut off at that limit is
+    rejected, else decode and validate; 3. on a rejected answer, ask once more with the reason
+    (never the rejected answer itself: a small model that ran to its token limit would overflow
+    its context on the retry); 4. a second rejection is final. Each call is recorded."""
     response_format = {
         "type": "json_schema",
         "json_schema": {"name": schema_name, "schema": schema, "strict": True},
     }
+    conversation = list(messages)
     for attempt in (1, 2):
-        request = ChatRequest(model=model, messages=conversation, response_format=response_format)
+        request = ChatRequest(
+            model=model, messages=conversation, response_format=response_format, max_tokens=max_tokens
+        )
         reply = _complete(client, request, stage=stage, usage=usage)
         try:
+            if reply.finish_reason == "length":
+                raise AnswerRejected(
+                    f"the answer was cut off at the limit of {max_tokens} tokens; answer shorter, "
+                    "with fewer and shorter items"
+                )
             result = interpret(decode_json(reply.content, finish_reason=reply.finish_reason))
         except AnswerRejected as rejection:
-            reason = str(rejection)
+            reason = _shortened(str(rejection))
             usage.record(_usage(stage, model, reply, ok=False, error=f"malformed_output: {reason}"))
             if attempt == 2:
                 raise ProviderError(
@@ -158,14 +185,21 @@ def ask[T](
                     retryable=False,
                     code="malformed_output",
                 ) from None
-            conversation += [
-                {"role": "assistant", "content": reply.content or ""},
-                correction_message(schema_name, reason),
-            ]
+            conversation = [*messages, correction_message(schema_name, reason)]
             continue
         usage.record(_usage(stage, model, reply, ok=True))
         return result
     raise AssertionError("unreachable: the loop returns or raises")
+
+
+def _shortened(reason: str) -> str:
+    return reason if len(reason) <= MAX_REASON_CHARS else reason[: MAX_REASON_CHARS - 1] + "…"
+
+
+def id_enum(ids: Iterable[int]) -> dict[str, Any]:
+    """An evidence id that can only be one of ``ids``: servers that enforce the schema by grammar
+    (llama.cpp) cannot decode any other, and the rest are checked on the way in."""
+    return {"type": "integer", "enum": sorted(set(ids))}
 
 
 def _complete(client: ChatClient, request: ChatRequest, *, stage: str, usage: UsageLog) -> ChatReply:
@@ -233,11 +267,11 @@ def untrusted_source(evidence: Evidence, *, stance: str = "") -> str:
 
 
 def correction_message(schema_name: str, reason: str) -> dict[str, str]:
-    """The follow-up turn after a rejected answer: the model sees exactly what was wrong."""
+    """The follow-up turn after a rejected answer: the model sees what was wrong, not its answer."""
     return {
         "role": "user",
         "content": (
-            f"Your answer was rejected: {reason}\n"
-            f"Answer again with one JSON object that matches the {schema_name!r} schema and fixes this."
+            f"A previous answer to this request was rejected: {reason}\n"
+            f"Answer again with one JSON object that matches the {schema_name!r} schema and avoids this."
         ),
     }

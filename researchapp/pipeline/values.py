@@ -88,6 +88,10 @@ class Passage:
     end: int
     quote: str
     score: float
+    relevance: float = 0.0  # weighted share of the sub-question's salient terms it holds
+    question_relevance: float = 0.0  # the same for the research question's subject and focus
+    matched_terms: tuple[str, ...] = ()
+    clears_bar: bool = True  # False: one of the closest passages, kept to show what was found
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,10 @@ class Evidence:
     source_url: str = ""
     source_title: str = ""
     cluster: str = ""
+    relevance: float = 0.0
+    question_relevance: float = 0.0
+    matched_terms: tuple[str, ...] = ()
+    clears_bar: bool = True  # False: a closest passage that is not evidence; never a finding's support
 
 
 # --- analyse ----------------------------------------------------------------------------------

@@ -20,7 +20,12 @@ DECISIONS: dict[str, tuple[Resolution, frozenset[str]]] = {
     "pick_contradicts": (Resolution.PICKED, frozenset({FindingStatus.CONFLICT})),
     "disputed": (Resolution.DISPUTED, frozenset({FindingStatus.CONFLICT})),
     "gap": (Resolution.GAP, frozenset({FindingStatus.INSUFFICIENT})),
-    "drop": (Resolution.DROPPED, frozenset({FindingStatus.CONFLICT, FindingStatus.INSUFFICIENT})),
+    "drop": (
+        Resolution.DROPPED,
+        frozenset({FindingStatus.CONFLICT, FindingStatus.INSUFFICIENT, FindingStatus.SUPPORTED}),
+    ),
+    # A supported finding an analyst doubts: reported as a point to verify, never as fact.
+    "flag": (Resolution.GAP, frozenset({FindingStatus.SUPPORTED})),
     "more_research": (
         Resolution.MORE_RESEARCH,
         frozenset({FindingStatus.CONFLICT, FindingStatus.INSUFFICIENT}),
@@ -67,6 +72,51 @@ def finding_resolve(*, finding: Finding, actor, decision: str, version_seen: int
             message=f"Finding {finding.pk}: {decision.replace('_', ' ')}"
             f"{f' — {note.strip()}' if note.strip() else ''}.",
             data={"finding": finding.pk, "decision": decision},
+        )
+        finding.refresh_from_db()
+        transaction.on_commit(lambda: evidence_gate_after_decision(task.pk))
+    return finding
+
+
+CITATION_DECISION = "drop_citation"
+
+
+def citation_drop(*, finding: Finding, actor, evidence_id: int, version_seen: int, note: str = "") -> Finding:
+    """Take one quote out of what a finding stands on (it is about something else, say).
+
+    The finding stays undecided; its version moves on, so a decision made on what it was is
+    refused. A finding left without any quote is dropped with it.
+    """
+    task = finding.task
+    if task.status != Status.AWAITING_EVIDENCE_REVIEW:
+        raise StaleState(f"The task is {task.get_status_display()}; its evidence is not under review.")
+    with transaction.atomic():
+        link = FindingEvidence.objects.filter(finding=finding, evidence_id=evidence_id, kept=True).first()
+        if link is None:
+            raise ValidationError(f"E{evidence_id} is not a citation of this finding.")
+        won = Finding.objects.filter(pk=finding.pk, version=version_seen, resolution="").update(
+            version=F("version") + 1
+        )
+        if won != 1:
+            raise StaleState("Someone changed or decided this item first; reload to see it.")
+        FindingEvidence.objects.filter(pk=link.pk).update(kept=False)
+        left = FindingEvidence.objects.filter(finding=finding, kept=True).exists()
+        if not left:
+            Finding.objects.filter(pk=finding.pk).update(
+                resolution=Resolution.DROPPED,
+                resolution_note=note.strip() or f"its last citation, E{evidence_id}, was dropped",
+                resolved_by=actor,
+                resolved_at=timezone.now(),
+            )
+        said = f" — {note.strip()}" if note.strip() else ""
+        then = "" if left else "; nothing is left, so the finding is dropped"
+        Event.objects.create(
+            task=task,
+            stage=Gate.EVIDENCE_REVIEW,
+            kind=Event.Kind.DECISION,
+            actor=actor,
+            message=f"Finding {finding.pk}: citation E{evidence_id} dropped{said}{then}.",
+            data={"finding": finding.pk, "decision": CITATION_DECISION, "evidence": evidence_id},
         )
         finding.refresh_from_db()
         transaction.on_commit(lambda: evidence_gate_after_decision(task.pk))

@@ -74,9 +74,20 @@ def stage_plan(task: ResearchTask) -> None:
     if task.status != Status.PLANNING:
         return
     plan = runner.run_plan(task)
+    coverage = runner.run_probe(task, plan)
+    uncovered = sum(not c.covered for c in coverage)
     message = f"Plan v{plan.version} ready: {plan.subquestions.count()} sub-questions ({plan.intent})."
+    if coverage and uncovered == len(coverage):
+        message += (
+            " The sources do not seem to cover this question: no sub-question found a relevant passage."
+        )
+    elif uncovered:
+        message += f" {uncovered} of {len(coverage)} sub-questions found no relevant passage."
     task.transition(
-        Status.AWAITING_PLAN_REVIEW, stage=Stage.PLANNING, message=message, data={"plan": plan.pk}
+        Status.AWAITING_PLAN_REVIEW,
+        stage=Stage.PLANNING,
+        message=message,
+        data={"plan": plan.pk, "uncovered": uncovered},
     )
     if task.auto_approve:
         plan_approve(plan=plan, actor=None, note="auto-approved")

@@ -78,6 +78,14 @@ class StubOpenAI(JsonApiStub):
         )
         prompt = "".join(str(message.get("content") or "") for message in body["messages"])
         tokens_in, tokens_out = max(1, len(prompt) // 4), max(1, len(content) // 4)
+        # As the real API does: an answer longer than max_tokens is cut there, finish_reason "length".
+        finish_reason = "stop"
+        if body.get("max_tokens") and tokens_out > body["max_tokens"]:
+            content, tokens_out, finish_reason = (
+                content[: body["max_tokens"] * 4],
+                body["max_tokens"],
+                "length",
+            )
         return StubResponse(
             200,
             {
@@ -90,7 +98,7 @@ class StubOpenAI(JsonApiStub):
                         "index": 0,
                         "message": {"role": "assistant", "content": content, "refusal": None},
                         "logprobs": None,
-                        "finish_reason": "stop",
+                        "finish_reason": finish_reason,
                     }
                 ],
                 "usage": {

@@ -198,6 +198,20 @@ def insufficient_finding(subquestion: SubQuestion) -> ProposedFinding:
     )
 
 
+REJECTED_PREFIX = "the model's analysis was rejected: "
+
+
+def rejected_analysis(subquestion: SubQuestion, reason: str) -> ProposedFinding:
+    """A sub-question whose model analysis was rejected twice: an item for an analyst to decide
+    (keep as a gap, drop, or research more, which analyses it again), with the reason."""
+    return ProposedFinding(
+        key=f"sq{subquestion.id}:rejected",
+        subquestion_id=subquestion.id,
+        status=FindingStatus.INSUFFICIENT,
+        statement=f"{INSUFFICIENT_MARK} {subquestion.text} — {REJECTED_PREFIX}{reason}",
+    )
+
+
 def analyse_extractive(subquestion: SubQuestion, evidence: Sequence[Evidence]) -> list[ProposedFinding]:
     """Findings for one sub-question: supported statements first, then disagreements.
 

@@ -7,32 +7,47 @@ from typing import Any
 
 from researchapp.core.enums import FindingStatus, Stance
 from researchapp.pipeline import structured
-from researchapp.pipeline.analyser.extractive import insufficient_finding
+from researchapp.pipeline.analyser.extractive import INSUFFICIENT_MARK, insufficient_finding
+from researchapp.pipeline.text.support import support_problem
 from researchapp.pipeline.values import Evidence, EvidenceLink, ProposedFinding, SubQuestion, UsageLog
 
-SCHEMA: dict[str, Any] = structured.json_object(
-    {
-        "findings": {
-            "type": "array",
-            "items": structured.json_object(
-                {
-                    "statement": {"type": "string"},
-                    "status": {"type": "string", "enum": ["supported", "conflict"]},
-                    "evidence": {
-                        "type": "array",
-                        "minItems": 1,
-                        "items": structured.json_object(
-                            {
-                                "id": {"type": "integer"},
-                                "stance": {"type": "string", "enum": ["supports", "contradicts"]},
-                            }
-                        ),
-                    },
-                }
-            ),
+MAX_FINDINGS = 4
+MAX_CITED = 6
+
+
+def analyse_schema(ids: Sequence[int]) -> dict[str, Any]:
+    """The answer's shape for these passages: bounded arrays, and cited ids only from ``ids``."""
+    return structured.json_object(
+        {
+            "findings": {
+                "type": "array",
+                "maxItems": MAX_FINDINGS,
+                "items": structured.json_object(
+                    {
+                        "statement": {"type": "string"},
+                        "status": {"type": "string", "enum": ["supported", "conflict"]},
+                        "evidence": {
+                            "type": "array",
+                            "minItems": 1,
+                            "maxItems": min(len(ids), MAX_CITED),
+                            "items": structured.json_object(
+                                {
+                                    "id": structured.id_enum(ids),
+                                    "stance": {"type": "string", "enum": ["supports", "contradicts"]},
+                                }
+                            ),
+                        },
+                    }
+                ),
+            }
         }
-    }
-)
+    )
+
+
+def analyse_max_tokens(ids: Sequence[int]) -> int:
+    """Room for ``MAX_FINDINGS`` one-sentence statements (~80 tokens each) and their citations."""
+    return 40 + MAX_FINDINGS * (100 + 16 * min(len(ids), MAX_CITED))
+
 
 SYSTEM = f"""You analyse passages quoted from web sources for one research sub-question.
 {structured.UNTRUSTED_NOTICE}
@@ -51,7 +66,6 @@ class ModelAnalyser(structured.ModelStage):
     """``Analyser`` through a chat model; ``model`` is this stage's model (settings choose it)."""
 
     stage = "analyse"
-    schema = SCHEMA
 
     def analyse(
         self, subquestion: SubQuestion, evidence: Sequence[Evidence], *, usage: UsageLog
@@ -59,13 +73,18 @@ class ModelAnalyser(structured.ModelStage):
         if not evidence:
             # Nothing to read: saying so needs no model, and a model asked anyway tends to guess.
             return [insufficient_finding(subquestion)]
+        ids = [item.id for item in evidence]
         proposed = self.ask(
             analyse_messages(subquestion, evidence),
             lambda data: findings_from_answer(data, subquestion, evidence),
             usage,
+            schema=analyse_schema(ids),
+            max_tokens=analyse_max_tokens(ids),
         )
+        # A statement its cited passages do not bear out is an item to decide, not a finding.
+        checked = [unsupported_item(finding, evidence) or finding for finding in proposed]
         # The model found nothing relevant in the passages: that is an evidence gap, not silence.
-        return proposed or [insufficient_finding(subquestion)]
+        return checked or [insufficient_finding(subquestion)]
 
 
 def analyse_messages(subquestion: SubQuestion, evidence: Sequence[Evidence]) -> list[structured.Message]:
@@ -144,3 +163,22 @@ def confidence_of(links: Sequence[EvidenceLink], evidence_by_id: dict[int, Evide
         if link.stance == Stance.SUPPORTS
     }
     return "high" if len(clusters) >= 2 else "medium"
+
+
+def unsupported_item(finding: ProposedFinding, evidence: Sequence[Evidence]) -> ProposedFinding | None:
+    """A finding whose statement its cited passages do not bear out (a figure they do not state, too
+    few of its words) becomes a [证据不足] item with the reason, linking those passages as what
+    was found; ``None`` when the statement is supported. A conflict's statement is checked against
+    both sides' passages: it must at least say what they disagree about."""
+    by_id = {item.id: item for item in evidence}
+    quotes = [by_id[link.evidence_id].quote for link in finding.links if link.evidence_id in by_id]
+    problem = support_problem(finding.statement, quotes)
+    if not problem:
+        return None
+    return ProposedFinding(
+        key=f"{finding.key}:unsupported",
+        subquestion_id=finding.subquestion_id,
+        status=FindingStatus.INSUFFICIENT,
+        statement=f"{INSUFFICIENT_MARK} {finding.statement} — not supported by its cited passages: {problem}",
+        links=finding.links,
+    )

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from researchapp.core.enums import Resolution
 from researchapp.pipeline.report import MARKER_LIKE, describe_claim, markers, report_bucket, stated_elsewhere
 from researchapp.pipeline.report.markdown import markdown_text
-from researchapp.pipeline.text.quantities import extract_quantities
+from researchapp.pipeline.text.support import figures_missing, support_problem
 from researchapp.pipeline.values import (
     Brief,
     CheckIssue,
@@ -27,20 +27,6 @@ _MARKER = re.compile(r"\s*\[E\d+\]")
 _COVERING_BUCKETS = frozenset(("disputed", "gap"))
 
 
-def _same_number(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0)
-
-
-def _numbers_missing(text: str, quotes: Sequence[str]) -> list[str]:
-    """Figures of ``text`` that no quote states (compared by value: "42%" = "42 percent")."""
-    values = [q.value for quote in quotes for q in extract_quantities(quote)]
-    return [
-        text[q.start : q.end].strip()
-        for q in extract_quantities(text)
-        if not any(_same_number(q.value, value) for value in values)
-    ]
-
-
 def _check_claim(
     index: int,
     text: str,
@@ -49,6 +35,7 @@ def _check_claim(
     markdown: str,
     evidence: Mapping[int, Evidence],
     snapshots: Mapping[int, str],
+    stated_as_fact: bool = True,
 ) -> list[CheckIssue]:
     """1. cited at all; 2. every id known; 3. every quote matches its snapshot at its offsets;
     4. every figure appears in a matching cited quote; 5. the text, followed by its markers,
@@ -80,9 +67,17 @@ def _check_claim(
             continue
         quotes.append(item.quote)
     if evidence_ids:
-        for figure in _numbers_missing(_MARKER.sub("", text), quotes):
+        bare = _MARKER.sub("", text)
+        missing = figures_missing(bare, quotes)
+        for figure in missing:
             issues.append(
                 CheckIssue("number_not_in_quote", f"{figure!r} appears in no cited quote of {named}", index)
+            )
+        # A dispute's statement only says that sources disagree: its quotes show the two sides.
+        problem = "" if missing or not quotes or not stated_as_fact else support_problem(bare, quotes)
+        if problem:
+            issues.append(
+                CheckIssue("unsupported", f"The cited quotes do not support {named}: {problem}", index)
             )
     shown = markdown_text(text)  # as the Markdown writes it: escaped, on one line
     if shown not in markdown:
@@ -127,6 +122,7 @@ def check_draft(draft: Draft, brief: Brief, ledger: Ledger) -> list[CheckIssue]:
             markdown=draft.markdown,
             evidence=evidence,
             snapshots=snapshots,
+            stated_as_fact=claim.section != "disputed",
         )
     claimed_sections = {claim.section for claim in draft.claims if claim.evidence_ids}
     for subquestion in subquestions:

@@ -9,16 +9,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from researchapp.pipeline.text.aspects import Dimension, dimensions_of, speaks_to
 from researchapp.pipeline.text.bm25 import BM25
+from researchapp.pipeline.text.entities import name_phrases
 from researchapp.pipeline.text.quantities import extract_quantities
 from researchapp.pipeline.text.relevance import (
     GENERIC_TERMS,
     aspect_terms,
     required_coverage,
     subquestion_terms,
+)
+from researchapp.pipeline.text.salience import (
+    ANSWER_BAR,
+    Asked,
+    Judgement,
+    asked_of,
+    holds_attribute,
+    judge,
 )
 from researchapp.pipeline.text.sentences import (
     LIST_MARKER,
@@ -188,11 +197,18 @@ class _Candidate:
     def terms(self) -> frozenset[str]:
         return frozenset(self.tokens)
 
+    @property
+    def quote(self) -> str:
+        return self.source.text[self.start : self.end]
+
+    def has_money(self) -> bool:
+        quote = self.source.text[self.start : self.end]
+        return any(q.kind == "money" for q in extract_quantities(quote))
+
     def speaks_to(self, dimensions: Sequence[Dimension]) -> bool:
         if speaks_to(dimensions, self.body):
             return True
-        quote = self.source.text[self.start : self.end]
-        return speaks_to(dimensions, (), has_money=any(q.kind == "money" for q in extract_quantities(quote)))
+        return speaks_to(dimensions, (), has_money=self.has_money())
 
 
 def _candidates(sources: Sequence[Source]) -> list[_Candidate]:
@@ -207,68 +223,148 @@ def _candidates(sources: Sequence[Source]) -> list[_Candidate]:
     return candidates
 
 
+class PassagePool:
+    """Every passage of a set of sources, cut once and indexed once, to be asked many questions."""
+
+    def __init__(self, sources: Sequence[Source]):
+        self.sources = list(sources)
+        self.candidates = _candidates(self.sources)
+        self.index = BM25([candidate.tokens for candidate in self.candidates])
+        self._rank = {source.id: rank for rank, source in enumerate(self.sources)}
+
+    def select(
+        self,
+        subquestion: SubQuestion,
+        *,
+        asked: Asked,
+        max_passages: int = 8,
+        min_score: float = MIN_SCORE,
+        closest: int = 0,
+    ) -> list[Passage]:
+        """``select_passages`` over this pool, with what is asked already read."""
+        query = subquestion_terms(subquestion)
+        content_terms = [term for term in query if term not in GENERIC_TERMS]
+        needed = required_coverage(content_terms)
+        dimensions = dimensions_of(subquestion)
+        aspects = [] if dimensions else aspect_terms(subquestion)
+        if not query or needed == 0:
+            return []
+        index = self.index
+        scored: list[_Judged] = []
+        near: list[_Judged] = []
+        # Scores are shares of the best score the query could reach here, so one threshold serves
+        # a corpus where every passage names the subject as well as one where few do.
+        ceiling = sum(index.idf(term) for term in query) * (index.k1 + 1.0) or 1.0
+        for candidate, raw_score in zip(self.candidates, index.scores(query), strict=True):
+            if raw_score <= 0.0:
+                continue
+            density = min(max(candidate.source.density, 0.0), 1.0)
+            score = raw_score / ceiling * (0.5 + 0.5 * density)
+            terms = candidate.terms
+            if aspects and not any(term in terms for term in aspects):
+                score *= ASPECT_MISS_WEIGHT
+            covered = sum(1 for term in content_terms if term in terms)
+            judgement = judge(asked, terms, lambda term: self.weight(term, asked))
+            if (
+                score >= min_score
+                and covered >= needed
+                and judgement.clears
+                and candidate.speaks_to(dimensions)
+            ):
+                scored.append((score, candidate, judgement))
+            else:
+                near.append((judgement.relevance * score, candidate, judgement))
+        scored.sort(key=lambda item: (-item[0], item[1].source_rank, item[1].start))
+        chosen = _spread_over_sources(scored, max_passages)
+        if chosen and not self.answers(asked, chosen):
+            # Passages about the subject that never say what is asked ("revenue"): none is evidence.
+            near = [
+                (score * j.relevance, c, replace(j, missing=asked.attributes)) for score, c, j in chosen
+            ] + near
+            chosen = []
+        if not chosen and closest:
+            near.sort(key=lambda item: (-item[0], item[1].source_rank, item[1].start))
+            chosen = [(score, candidate, replace(j, clears=False)) for score, candidate, j in near[:closest]]
+        passages = [_to_passage(candidate, score, judgement) for score, candidate, judgement in chosen]
+        passages.sort(key=lambda p: (-p.score, self._rank[p.source_id], p.start))
+        return passages
+
+    def weight(self, term: str, asked: Asked) -> float:
+        """A term's rarity among these passages. A term no passage holds cannot tell passages
+        apart, so it weighs nothing, unless it is the asked-for attribute, whose absence is the
+        point ("revenue" asked of pages that never name it)."""
+        if term not in self.index.postings and term not in asked.attributes:
+            return 0.0
+        return self.index.idf(term)
+
+    @staticmethod
+    def answers(asked: Asked, chosen: Sequence[_Judged]) -> bool:
+        """The chosen passages answer: one about the subject reaches ``ANSWER_BAR``, and one names
+        the asked-for attribute (an amount of money names a price). That one is about the subject,
+        or its page is titled with a name a passage about the subject mentions: the later hop of
+        "the population of the town where she was born" is the town's page."""
+        about_subject = [(c, j) for _, c, j in chosen if not j.missing]
+        if not about_subject or max(judgement.relevance for _, judgement in about_subject) < ANSWER_BAR:
+            return False
+        if not asked.attributes:
+            return True
+        names = {name.lower() for c, _ in about_subject for name, _, _ in name_phrases(c.quote)}
+        return any(
+            holds_attribute(asked, candidate.terms, has_money=candidate.has_money())
+            and (not judgement.missing or any(name in candidate.source.title.lower() for name in names))
+            for _, candidate, judgement in chosen
+        )
+
+
+_Judged = tuple[float, _Candidate, Judgement]
+
+
 def select_passages(
     subquestion: SubQuestion,
     sources: Sequence[Source],
     *,
     max_passages: int = 8,
     min_score: float = MIN_SCORE,
+    question: str = "",
+    closest: int = 0,
 ) -> list[Passage]:
-    """The passages of ``sources`` that best answer ``subquestion``, best first.
+    """The passages of ``sources`` that best answer ``subquestion`` (within ``question``), best first.
 
-    1. Cut every source into passages; index title + passage tokens with BM25.
+    1. Cut every source into passages; index title + headings + passage tokens with BM25.
     2. Score each passage against the sub-question and its queries; weight by source density.
     3. A dimension sub-question (cost, risks, ...) takes only passages that use a word of the
        dimension's vocabulary: naming the subject alone says nothing about its cost. Any other
        sub-question halves the score of passages that miss every aspect term.
-    4. Keep passages that reach ``min_score`` and cover enough distinct content terms.
-    5. Take each source's best passage first, at most ``MAX_PER_SOURCE`` per source and
-       ``max_passages`` in all; return them best first.
+    4. Judge each passage's relevance to what is asked (``salience.judge``: the question's
+       subject, the rarity-weighted share of the salient terms it holds).
+    5. Keep passages that reach ``min_score``, cover enough distinct content terms and clear
+       the relevance bar; take each source's best first, at most ``MAX_PER_SOURCE`` per source
+       and ``max_passages`` in all.
+    6. Together they must answer (``PassagePool.answers``); if they do not, or none was kept,
+       return the ``closest`` best of the rest marked ``clears_bar=False``: what was found,
+       never evidence.
     """
-    query = subquestion_terms(subquestion)
-    content_terms = [term for term in query if term not in GENERIC_TERMS]
-    needed = required_coverage(content_terms)
-    dimensions = dimensions_of(subquestion)
-    aspects = [] if dimensions else aspect_terms(subquestion)
-    if not query or needed == 0:
-        return []
-    candidates = _candidates(sources)
-    index = BM25([candidate.tokens for candidate in candidates])
-    scored: list[tuple[float, _Candidate]] = []
-    # Scores are shares of the best score the query could reach here, so one threshold serves
-    # a corpus where every passage names the subject as well as one where few do.
-    ceiling = sum(index.idf(term) for term in query) * (index.k1 + 1.0) or 1.0
-    for candidate, raw_score in zip(candidates, index.scores(query), strict=True):
-        density = min(max(candidate.source.density, 0.0), 1.0)
-        score = raw_score / ceiling * (0.5 + 0.5 * density)
-        terms = candidate.terms
-        if aspects and not any(term in terms for term in aspects):
-            score *= ASPECT_MISS_WEIGHT
-        covered = sum(1 for term in content_terms if term in terms)
-        if score >= min_score and covered >= needed and candidate.speaks_to(dimensions):
-            scored.append((score, candidate))
-    scored.sort(key=lambda pair: (-pair[0], pair[1].source_rank, pair[1].start))
-
-    passages = [
-        _to_passage(candidate, score) for score, candidate in _spread_over_sources(scored, max_passages)
-    ]
-    passages.sort(key=lambda p: (-p.score, _source_rank(sources, p.source_id), p.start))
-    return passages
+    pool = PassagePool(sources)
+    return pool.select(
+        subquestion,
+        asked=asked_of(subquestion, question),
+        max_passages=max_passages,
+        min_score=min_score,
+        closest=closest,
+    )
 
 
-def _spread_over_sources(
-    ranked: Sequence[tuple[float, _Candidate]], limit: int
-) -> list[tuple[float, _Candidate]]:
+def _spread_over_sources[T: tuple](ranked: Sequence[T], limit: int) -> list[T]:
     """Each source's best passage first, then each one's second best, and so on.
 
     Independent sources saying the same thing is what the analysis stage looks for, and a
     question about two entities needs the weaker-matching one's page too: the best source's
     third paragraph is worth less than another source's best.
     """
-    by_source: dict[int, list[tuple[float, _Candidate]]] = {}
+    by_source: dict[int, list[T]] = {}
     for pair in ranked:
         by_source.setdefault(pair[1].source.id, []).append(pair)
-    chosen: list[tuple[float, _Candidate]] = []
+    chosen: list[T] = []
     for depth in range(MAX_PER_SOURCE):
         layer = [pairs[depth] for pairs in by_source.values() if len(pairs) > depth]
         layer.sort(key=lambda pair: (-pair[0], pair[1].source_rank, pair[1].start))
@@ -278,11 +374,7 @@ def _spread_over_sources(
     return chosen
 
 
-def _source_rank(sources: Sequence[Source], source_id: int) -> int:
-    return next(rank for rank, source in enumerate(sources) if source.id == source_id)
-
-
-def _to_passage(candidate: _Candidate, score: float) -> Passage:
+def _to_passage(candidate: _Candidate, score: float, judgement: Judgement) -> Passage:
     source = candidate.source
     passage = Passage(
         source.id,
@@ -290,6 +382,10 @@ def _to_passage(candidate: _Candidate, score: float) -> Passage:
         candidate.end,
         source.text[candidate.start : candidate.end],
         round(score, 6),
+        relevance=judgement.relevance,
+        question_relevance=judgement.question_relevance,
+        matched_terms=judgement.matched,
+        clears_bar=judgement.clears,
     )
     assert source.text[passage.start : passage.end] == passage.quote
     return passage

@@ -63,7 +63,7 @@ class _SearchOutcome:
     searches: int
 
 
-def _search_warning(error: Exception, query: str) -> StageWarning:
+def search_warning(error: Exception, query: str) -> StageWarning:
     if isinstance(error, ProviderError):
         code = "rate_limited" if error.code == "rate_limited" or "429" in error.message else "search_failed"
         return StageWarning(code=code, message=error.message, query=query)
@@ -78,7 +78,7 @@ def _run_search(
     try:
         hits = search.search(query, max_results=max_results)
     except Exception as error:  # a provider's failure is a warning, never the stage's
-        return _SearchOutcome(query, (), (_search_warning(error, query),), 1)
+        return _SearchOutcome(query, (), (search_warning(error, query),), 1)
     if hits or rewrite_query is None:
         return _SearchOutcome(query, tuple(hits), (), 1)
     broader = rewrite_query(query)
@@ -87,7 +87,7 @@ def _run_search(
     try:
         hits = search.search(broader, max_results=max_results)
     except Exception as error:  # as above: a warning, not the stage's failure
-        return _SearchOutcome(query, (), (_search_warning(error, broader),), 2)
+        return _SearchOutcome(query, (), (search_warning(error, broader),), 2)
     return _SearchOutcome(broader, tuple(hits), (), 2)
 
 

@@ -8,7 +8,7 @@ are the services' business, not the runner's.
 
 from researchapp.pipeline.runner.analyse import run_analyse
 from researchapp.pipeline.runner.collect import collection_complete, run_collect
-from researchapp.pipeline.runner.plan import run_plan
+from researchapp.pipeline.runner.plan import run_plan, run_probe
 from researchapp.pipeline.runner.rows import approved_subquestions, subquestion_value
 from researchapp.pipeline.runner.write import recheck, run_write
 
@@ -19,6 +19,7 @@ __all__ = [
     "run_analyse",
     "run_collect",
     "run_plan",
+    "run_probe",
     "run_write",
     "subquestion_value",
 ]

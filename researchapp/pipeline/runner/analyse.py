@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 from django.conf import settings
 from django.db import transaction
 
+from researchapp.core.enums import FindingStatus
 from researchapp.models import Finding, FindingEvidence, ResearchTask, SubQuestion
+from researchapp.pipeline import values
+from researchapp.pipeline.analyser import Analyser
+from researchapp.pipeline.analyser.extractive import rejected_analysis
 from researchapp.pipeline.runner.rows import (
     approved_subquestions,
     evidence_value,
@@ -15,7 +20,10 @@ from researchapp.pipeline.runner.rows import (
     subquestion_value,
 )
 from researchapp.pipeline.runner.wiring import analyser_for
-from researchapp.pipeline.values import ProposedFinding, UsageLog
+from researchapp.pipeline.values import EvidenceLink, ProposedFinding, UsageLog
+from researchapp.providers.base import ProviderError
+
+CLOSEST_LINKS = 3
 
 
 def run_analyse(task: ResearchTask) -> None:
@@ -42,19 +50,50 @@ def run_analyse(task: ResearchTask) -> None:
             futures = [
                 (
                     subquestion,
-                    pool.submit(analyser.analyse, subquestion_value(subquestion), evidence, usage=usage),
+                    evidence,
+                    pool.submit(analyse_one, analyser, subquestion_value(subquestion), evidence, usage),
                 )
                 for subquestion, evidence in inputs
             ]
-        for subquestion, future in futures:
+        for subquestion, evidence, future in futures:
             try:
-                store_findings(task, subquestion, future.result())
+                store_findings(task, subquestion, with_closest(future.result(), evidence))
             except Exception as error:  # noqa: BLE001 - kept, and raised once the rest is stored
                 errors.append(error)
     finally:
         record_usage(task, usage)
     if errors:
         raise errors[0]
+
+
+def analyse_one(
+    analyser: Analyser, subquestion: values.SubQuestion, evidence: list[values.Evidence], usage: UsageLog
+) -> list[ProposedFinding]:
+    """Analyse what cleared the relevance bar; a model answer rejected twice becomes an item to
+    decide at the evidence gate, not a failed task."""
+    relevant = [item for item in evidence if item.clears_bar]
+    try:
+        return analyser.analyse(subquestion, relevant, usage=usage)
+    except ProviderError as error:
+        if error.code != "malformed_output":
+            raise
+        return [rejected_analysis(subquestion, error.message)]
+
+
+def with_closest(proposed: list[ProposedFinding], evidence: list[values.Evidence]) -> list[ProposedFinding]:
+    """An insufficient finding links the closest passages found (never as support of anything):
+    what the analyst sees under "what was searched"."""
+    supporting = {link.evidence_id for finding in proposed for link in finding.links}
+    closest = sorted(
+        (item for item in evidence if item.id not in supporting),
+        key=lambda item: (-item.relevance, -item.score, item.id),
+    )[:CLOSEST_LINKS]
+    return [
+        replace(finding, links=tuple(EvidenceLink(item.id) for item in closest))
+        if finding.status is FindingStatus.INSUFFICIENT and not finding.links
+        else finding
+        for finding in proposed
+    ]
 
 
 def store_findings(task: ResearchTask, subquestion: SubQuestion, proposed: list[ProposedFinding]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Count, F, Max
@@ -10,6 +12,7 @@ from researchapp.core.urls import normalize_url
 from researchapp.models import CorpusDocument, Event, Evidence, ResearchTask, Source, Stage, SubQuestion
 from researchapp.pipeline.collector import Collector
 from researchapp.pipeline.collector.clusters import cluster_sources, density
+from researchapp.pipeline.collector.hops import bridge_queries, select_with_hops
 from researchapp.pipeline.collector.local import LocalCorpus
 from researchapp.pipeline.collector.passages import select_passages
 from researchapp.pipeline.collector.search import SearchCollector
@@ -18,6 +21,8 @@ from researchapp.providers import registry
 from researchapp.providers.base import Document
 
 _corpus_cache: dict[tuple, LocalCorpus] = {}
+# Passages stored for a sub-question nothing answers: the closest ones, shown as what was found.
+CLOSEST_PASSAGES = 3
 
 
 def local_corpus(task: ResearchTask) -> LocalCorpus:
@@ -106,6 +111,8 @@ def run_collect(
     stored = [store_source(task, doc, provider=collector.name, round_no=round_no) for doc in result.documents]
     reused = list(Source.objects.filter(task=task, normalized_url__in=result.reused_urls))
     subquestion.sources.add(*stored, *reused)
+    hop = collect_bridges(task, subquestion, round_no, collector)
+    stored += hop
     recluster(task)
     store_evidence(task, subquestion, round_no)
     SubQuestion.objects.filter(pk=subquestion.pk, collected_round__lt=round_no).update(
@@ -120,6 +127,31 @@ def run_collect(
         data={"subquestion": subquestion.pk, "round": round_no, "sources": [s.pk for s in stored]},
     )
     return True
+
+
+def collect_bridges(
+    task: ResearchTask, subquestion: SubQuestion, round_no: int, collector: Collector
+) -> list[Source]:
+    """The second hop: search the names the first passages mention, and add what that opens.
+
+    A question that leads through an entity it does not name is answered by a page the first
+    searches may not find; its name is in the first round's passages (``hops.bridge_queries``).
+    """
+    value = subquestion_value(subquestion, round_no=round_no)
+    sources = [source_value(s) for s in subquestion.sources.all()]
+    first = select_passages(value, sources, question=task.question)
+    queries = bridge_queries(value, first, question=task.question)
+    if not queries:
+        return []
+    bridge = replace(value, queries=queries)
+    result = collector.collect(bridge, known_urls=known_urls(task))
+    record_warnings(task, Stage.COLLECTING, result.warnings)
+    ResearchTask.objects.filter(pk=task.pk).update(
+        searches=F("searches") + result.searches, pages_opened=F("pages_opened") + result.pages_opened
+    )
+    stored = [store_source(task, doc, provider=collector.name, round_no=round_no) for doc in result.documents]
+    subquestion.sources.add(*stored)
+    return stored
 
 
 def recluster(task: ResearchTask) -> None:
@@ -137,21 +169,32 @@ def recluster(task: ResearchTask) -> None:
 
 
 def store_evidence(task: ResearchTask, subquestion: SubQuestion, round_no: int) -> int:
+    """Upsert the sub-question's passages, with their relevance; when none clears the bar, the
+    closest few are stored as such (``clears_bar=False``), to show what was found."""
     sources = {s.pk: s for s in subquestion.sources.all()}
-    passages = select_passages(
+    passages = select_with_hops(
         subquestion_value(subquestion),
         [source_value(s) for s in sources.values()],
+        question=task.question,
         max_passages=settings.RESEARCH["MAX_PASSAGES_PER_SUBQUESTION"],
+        closest=CLOSEST_PASSAGES,
     )
     created = 0
     for passage in passages:
-        source = sources[passage.source_id]
-        _, was_created = Evidence.objects.get_or_create(
-            source=source,
+        judged = {
+            "score": passage.score,
+            "relevance": passage.relevance,
+            "question_relevance": passage.question_relevance,
+            "matched_terms": list(passage.matched_terms),
+            "clears_bar": passage.clears_bar,
+        }
+        _, was_created = Evidence.objects.update_or_create(
+            source=sources[passage.source_id],
             subquestion=subquestion,
             start=passage.start,
             end=passage.end,
-            defaults={"task": task, "quote": passage.quote, "score": passage.score, "round": round_no},
+            create_defaults={"task": task, "quote": passage.quote, "round": round_no, **judged},
+            defaults=judged,
         )
         created += was_created
     return created

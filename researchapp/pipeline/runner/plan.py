@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from researchapp.models import Plan, ResearchTask, SubQuestion
-from researchapp.pipeline.runner.rows import record_usage
+from researchapp.models import Plan, ResearchTask, Stage, SubQuestion
+from researchapp.pipeline.collector.probe import Coverage, probe
+from researchapp.pipeline.planner.checks import validated_plan
+from researchapp.pipeline.planner.extractive import ExtractivePlanner, plan_extractive
+from researchapp.pipeline.runner.collect import collector_for
+from researchapp.pipeline.runner.rows import record_usage, record_warnings, subquestion_value
 from researchapp.pipeline.runner.wiring import planner_for
 from researchapp.pipeline.values import UsageLog
+from researchapp.providers.base import ProviderError
 
 
 def run_plan(task: ResearchTask) -> Plan:
@@ -19,19 +24,52 @@ def run_plan(task: ResearchTask) -> Plan:
     feedback = latest.feedback if latest and latest.status == Plan.Status.REJECTED else ""
     usage = UsageLog()
     planner = planner_for(task)
+    template = plan_extractive(task.question, depth=task.depth, feedback=feedback)
+    engine, note = planner.name, ""
     try:
-        plan = planner.plan(task.question, depth=task.depth, feedback=feedback, usage=usage)
+        proposed = planner.plan(task.question, depth=task.depth, feedback=feedback, usage=usage)
+    except ProviderError as error:
+        if error.code != "malformed_output":
+            raise
+        # Two rejected answers cost the model its plan, not the task: the template plan stands in,
+        # and the analyst sees why at the plan gate.
+        proposed, engine = template, ExtractivePlanner.name
+        note = (
+            f"The model's plan was rejected twice, so the template planner drafted this one: {error.message}"
+        )
     finally:
         record_usage(task, usage)
+    # Whichever engine drafted it, a plan has 3-6 distinct sub-questions with keyword queries.
+    plan = validated_plan(proposed, template)
     with transaction.atomic():
         stored = Plan.objects.create(
             task=task,
             version=(latest.version + 1 if latest else 1),
             intent=plan.intent.value,
-            engine=planner.name,
+            engine=engine,
+            engine_note=note,
         )
         SubQuestion.objects.bulk_create(
             SubQuestion(plan=stored, order=i, text=sq.text, rationale=sq.rationale, queries=list(sq.queries))
             for i, sq in enumerate(plan.subquestions)
         )
     return stored
+
+
+def run_probe(task: ResearchTask, plan: Plan) -> list[Coverage]:
+    """Probe each sub-question of the draft plan and store what it found (``SubQuestion.coverage``)."""
+    collector = collector_for(task)
+    web = task.search_provider != "local"
+    found = []
+    for row in plan.subquestions.all():
+        coverage = probe(
+            subquestion_value(row),
+            question=task.question,
+            search=collector.search,
+            fetcher=None if web else collector.fetcher,
+            max_queries=1 if web else 3,
+        )
+        SubQuestion.objects.filter(pk=row.pk).update(coverage=coverage.as_json())
+        record_warnings(task, Stage.PLANNING, coverage.warnings)
+        found.append(coverage)
+    return found

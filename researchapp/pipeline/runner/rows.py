@@ -38,6 +38,7 @@ def evidence_value(row: Evidence) -> values.Evidence:
         source_url=source.url,
         source_title=source.title,
         cluster=source.cluster or f"s{row.source_id}",
+        matched_terms=tuple(row.matched_terms or ()),
     )
 
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 from django.db.models import Max
 
 from researchapp.core.enums import Resolution
-from researchapp.models import Evidence, Finding, ReportDraft, ResearchTask
+from researchapp.models import Event, Evidence, Finding, ReportDraft, ResearchTask, Stage
 from researchapp.pipeline import values
 from researchapp.pipeline.report import describe_claim
 from researchapp.pipeline.runner.rows import (
@@ -19,6 +19,9 @@ from researchapp.pipeline.runner.rows import (
     subquestion_value,
 )
 from researchapp.pipeline.runner.wiring import checker_for, writer_for
+from researchapp.pipeline.writer import Writer
+from researchapp.pipeline.writer.extractive import ExtractiveWriter
+from researchapp.providers.base import ProviderError
 
 
 def ledger_for(task: ResearchTask, evidence_ids: Iterable[int]) -> values.Ledger:
@@ -73,6 +76,27 @@ def analyst_feedback(sent_back: ReportDraft) -> list[values.CheckIssue]:
     return issues
 
 
+def write_or_fall_back(
+    task: ResearchTask, writer: Writer, brief: values.Brief, usage: values.UsageLog
+) -> tuple[values.Draft, str]:
+    """The writer's draft; if the model's answer was rejected twice, the extractive writer's, with
+    the reason on the task's record: two rejections cost the model its draft, never the task."""
+    try:
+        return writer.write(brief, usage=usage), writer.name
+    except ProviderError as error:
+        if error.code != "malformed_output":
+            raise
+        reason = error.message
+    Event.objects.create(
+        task=task,
+        stage=Stage.WRITING,
+        kind=Event.Kind.WARNING,
+        message=f"The model's draft was rejected twice, so the extractive writer wrote this one: {reason}",
+        data={"code": "malformed_output"},
+    )
+    return ExtractiveWriter().write(brief, usage=usage), ExtractiveWriter.name
+
+
 def run_write(task: ResearchTask) -> ReportDraft:
     """Draft, check mechanically, revise with the issues as feedback, up to the task's limit.
 
@@ -90,7 +114,9 @@ def run_write(task: ResearchTask) -> ReportDraft:
         if stored is None:
             usage = values.UsageLog()
             try:
-                draft = writer.write(replace(brief, feedback=tuple(feedback)), usage=usage)
+                draft, engine = write_or_fall_back(
+                    task, writer, replace(brief, feedback=tuple(feedback)), usage
+                )
             finally:
                 record_usage(task, usage)
             issues = check(task, draft, brief)
@@ -102,7 +128,7 @@ def run_write(task: ResearchTask) -> ReportDraft:
                 revision=revision,
                 markdown=draft.markdown,
                 document=dict(draft.document),
-                engine=writer.name,
+                engine=engine,
                 claims=[
                     {"text": c.text, "evidence_ids": list(c.evidence_ids), "section": c.section}
                     for c in draft.claims

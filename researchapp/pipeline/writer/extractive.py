@@ -20,6 +20,7 @@ from researchapp.pipeline.values import (
     SubQuestion,
     UsageLog,
 )
+from researchapp.pipeline.writer.answer import answer_claims, display_text, is_clean_sentence
 from researchapp.pipeline.writer.render import NEUTRAL_DISPUTE, render_draft
 
 # --- the extractive writer --------------------------------------------------------------------
@@ -47,6 +48,28 @@ def _rejections(feedback: Sequence[CheckIssue]) -> tuple[set[str], set[int]]:
     return texts, bad_ids
 
 
+# Words of an analyst's comment that say what to do, not what it is about.
+_COMMENT_NOISE = frozenset(
+    """please these those this that they them about wrong irrelevant unrelated off topic remove drop
+    delete cut leave out keep report draft claim claims sentence sentences section sections quote
+    quotes source sources answer question nothing anything something fix change rewrite again not
+    only also too more less instead here there should must need needs""".split()
+)
+
+
+def objected_terms(question: str, feedback: Sequence[CheckIssue]) -> set[str]:
+    """What an analyst's send-back comment objects to ("these are about batteries" → battery):
+    the comment's content words that the question itself does not use. A claim holding one is
+    left out of the next draft, so a comment changes the result even without naming a claim."""
+    asked = set(tokenize(question))
+    comments = " ".join(issue.message for issue in feedback if issue.code == "analyst_feedback")
+    return {
+        term
+        for term in tokenize(_MARKER.sub(" ", comments))
+        if term not in asked and term not in _COMMENT_NOISE and not term.isdigit()
+    }
+
+
 def _claim_for(finding: ReviewedFinding, terms: Sequence[str], bad_ids: set[int]) -> Claim | None:
     """A verbatim sentence of the best kept quote, citing every kept quote that says it."""
     supporting = {link.evidence_id for link in finding.links if link.stance is Stance.SUPPORTS}
@@ -66,8 +89,10 @@ def _claim_for(finding: ReviewedFinding, terms: Sequence[str], bad_ids: set[int]
             return None
         (start, end), _ = picked
         sentence = best.quote[start:end]
+    if not is_clean_sentence(sentence):
+        return None  # a heading, a line of a table, a fragment: never a claim
     ids = [best.id] + [item.id for item in kept[1:] if says_the_same(sentence, item.quote)]
-    return Claim(sentence, tuple(ids), str(finding.subquestion_id))
+    return Claim(display_text(sentence), tuple(ids), str(finding.subquestion_id))
 
 
 def write_extractive(
@@ -80,21 +105,30 @@ def write_extractive(
     """Claims from supported findings and picked conflicts, then the shared rendering.
 
     1. Read the feedback: claims to drop, evidence not to cite.
-    2. One claim per reportable finding, in sub-question order; a sentence already claimed
-       (in this section or an earlier one) is not printed again: its evidence joins that claim.
-    3. Disputed findings lose links to rejected evidence; a rejected dispute statement is
+    2. The direct answer: the sentences that best answer the question itself (``answer_claims``).
+    3. One claim per reportable finding, in sub-question order; a sentence already claimed
+       (in the answer, this section or an earlier one) is not printed again: its evidence joins
+       that claim.
+    4. Disputed findings lose links to rejected evidence; a rejected dispute statement is
        replaced by a neutral one that asserts nothing.
     """
     rejected_texts, bad_ids = _rejections(feedback)
+    objected = objected_terms(question, feedback)
     known = {sq.id: sq for sq in subquestions}
-    claims: dict[str, Claim] = {}
+
+    def rejected(claim: Claim) -> bool:
+        return claim.text in rejected_texts or bool(objected.intersection(tokenize(claim.text)))
+
+    answer = answer_claims(question, _without(findings, bad_ids))
+    # A body sentence the answer already states is not printed again: its evidence joins the answer.
+    claims: dict[str, Claim] = {claim.text: claim for claim in answer if not rejected(claim)}
     for finding in sorted(findings, key=lambda f: (_order(known, f.subquestion_id), f.id)):
         if report_bucket(finding) != "body" or finding.status is FindingStatus.INSUFFICIENT:
             continue
         subquestion = known.get(finding.subquestion_id)
         terms = _content_terms(subquestion.text if subquestion else "")
         claim = _claim_for(finding, terms, bad_ids)
-        if claim is None or claim.text in rejected_texts:
+        if claim is None or rejected(claim):
             continue
         if claim.text in claims:
             merged = tuple(dict.fromkeys(claims[claim.text].evidence_ids + claim.evidence_ids))
@@ -103,6 +137,14 @@ def write_extractive(
             claims[claim.text] = claim
     reportable = _revised_disputes(findings, rejected_texts, bad_ids)
     return render_draft(question, subquestions, reportable, list(claims.values()))
+
+
+def _without(findings: Sequence[ReviewedFinding], bad_ids: set[int]) -> list[ReviewedFinding]:
+    """The findings with the evidence a check or an analyst rejected taken out."""
+    return [
+        replace(finding, evidence=tuple(item for item in finding.evidence if item.id not in bad_ids))
+        for finding in findings
+    ]
 
 
 def _order(known: dict[int, SubQuestion], subquestion_id: int) -> tuple[int, int]:

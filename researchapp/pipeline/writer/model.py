@@ -7,22 +7,40 @@ from typing import Any
 
 from researchapp.pipeline import structured, values
 from researchapp.pipeline.report import report_bucket
-from researchapp.pipeline.writer.render import render_draft
+from researchapp.pipeline.writer.render import ANSWER_SECTION, render_draft
 
-SCHEMA: dict[str, Any] = structured.json_object(
-    {
-        "claims": {
-            "type": "array",
-            "items": structured.json_object(
-                {
-                    "section": {"type": "string"},
-                    "text": {"type": "string"},
-                    "evidence_ids": {"type": "array", "minItems": 1, "items": {"type": "integer"}},
-                }
-            ),
+CLAIMS_PER_SECTION = 2
+ANSWER_CLAIMS = 2
+TOKENS_PER_CLAIM = 90  # one sentence (~50 tokens), its ids and the JSON around it
+
+
+def write_schema(sections: Sequence[str], ids: Sequence[int]) -> dict[str, Any]:
+    """Claims in the given sections (or the direct answer), citing only the given ids, bounded."""
+    return structured.json_object(
+        {
+            "claims": {
+                "type": "array",
+                "maxItems": max_claims(sections),
+                "items": structured.json_object(
+                    {
+                        "section": {"type": "string", "enum": [ANSWER_SECTION, *sections]},
+                        "text": {"type": "string"},
+                        "evidence_ids": {
+                            "type": "array",
+                            "minItems": 1,
+                            "maxItems": min(len(ids), 4),
+                            "items": structured.id_enum(ids),
+                        },
+                    }
+                ),
+            }
         }
-    }
-)
+    )
+
+
+def max_claims(sections: Sequence[str]) -> int:
+    return ANSWER_CLAIMS + CLAIMS_PER_SECTION * len(sections)
+
 
 SYSTEM = f"""You write the body of a research report as a list of claims, one sentence each.
 {structured.UNTRUSTED_NOTICE}
@@ -30,7 +48,9 @@ SYSTEM = f"""You write the body of a research report as a list of claims, one se
 (E12 is cited as 12) that state it, and only ids shown inside its finding.
 - Every number, date and percentage in a claim must appear exactly as written in a cited passage. \
 Staying close to the passage's own wording is better than paraphrase.
-- "section" is the id of the sub-question the claim answers, as a string (for example "3").
+- First write one or two claims with section "answer" that answer the research question itself, \
+directly, from the findings. Then the claims of each sub-question: "section" is the id of the \
+sub-question the claim answers, as a string (for example "3").
 - Cover every sub-question that has findings. Do not add facts, opinions or recommendations \
 that the passages do not state.
 Answer with one JSON object that matches the schema, nothing else."""
@@ -40,7 +60,6 @@ class ModelWriter(structured.ModelStage):
     """``Writer`` through a chat model; ``model`` is this stage's model (settings choose it)."""
 
     stage = "write"
-    schema = SCHEMA
 
     def write(self, brief: values.Brief, *, usage: values.UsageLog) -> values.Draft:
         # The writer decides which findings the body states as fact; the model writes only those,
@@ -55,10 +74,13 @@ class ModelWriter(structured.ModelStage):
         }
         claims: list[values.Claim] = []
         if body and allowed_ids:
+            ordered = sorted(sections, key=lambda section: int(section) if section.isdigit() else 0)
             claims = self.ask(
                 write_messages(brief.question, brief.subquestions, body, brief.feedback),
                 lambda data: claims_from_answer(data, sections=sections, allowed_ids=allowed_ids),
                 usage,
+                schema=write_schema(ordered, sorted(allowed_ids)),
+                max_tokens=40 + TOKENS_PER_CLAIM * max_claims(ordered),
             )
         return render_draft(brief.question, brief.subquestions, brief.findings, claims)
 
@@ -112,7 +134,7 @@ def claims_from_answer(
     claims = []
     for where, item in structured.objects_in(data, "claims", "the answer"):
         section = str(structured.field_of(item, "section", str, where)).strip()
-        if section not in sections:
+        if section not in sections and section != ANSWER_SECTION:
             raise structured.AnswerRejected(
                 f"{where}.section {section!r} is not a sub-question id; use one of: {sorted(sections)}"
             )

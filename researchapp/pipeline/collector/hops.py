@@ -1,0 +1,98 @@
+"""Multi-hop evidence: follow the names the first passages mention to the passages about them.
+
+A question that leads through an entity it does not name ("the association which published
+the journal" → its president) is answered by a passage that shares little with the question.
+One-shot BM25 misses it; the first round's passages name it. ``bridge_names`` reads those
+names, ``bridge_queries`` turns them into searches (the collect stage runs them when it can
+search), and ``select_with_hops`` adds each name's best passages to the first round's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from researchapp.pipeline.collector.passages import PassagePool
+from researchapp.pipeline.text.entities import name_phrases
+from researchapp.pipeline.text.salience import Asked, asked_of
+from researchapp.pipeline.text.tokens import tokenize
+from researchapp.pipeline.values import Passage, Source, SubQuestion
+
+MAX_BRIDGES = 5
+MAX_HOP_PASSAGES = 6
+FIRST_PASSAGES_READ = 4
+# A hop passage ranks just under the passage that named its bridge.
+HOP_DISCOUNT = 0.99
+
+
+def bridge_names(passages: Sequence[Passage], asked: Asked, *, limit: int = MAX_BRIDGES) -> list[str]:
+    """Names the best passages mention that the question does not: where a second hop may lead."""
+    known = set(asked.terms) | set(asked.subject) | set(asked.focus)
+    per_passage = [
+        [name for name, _, _ in name_phrases(passage.quote) if not set(tokenize(name)) <= known]
+        for passage in passages[:FIRST_PASSAGES_READ]
+        if passage.clears_bar
+    ]
+    # Each passage's first new name, then each one's second: the best passage must not take every slot.
+    names: dict[str, str] = {}
+    for depth in range(max((len(found) for found in per_passage), default=0)):
+        for found in per_passage:
+            if depth < len(found) and tokenize(found[depth]):
+                names.setdefault(found[depth].lower(), found[depth])
+    return list(names.values())[:limit]
+
+
+def bridge_queries(
+    subquestion: SubQuestion, passages: Sequence[Passage], *, question: str = ""
+) -> tuple[str, ...]:
+    """Search queries for the second hop: each bridge name with what the question asks of it."""
+    asked = asked_of(subquestion, question)
+    focus = " ".join(asked.focus[:4])
+    return tuple(" ".join(f"{name} {focus}".split()) for name in bridge_names(passages, asked))
+
+
+def select_with_hops(
+    subquestion: SubQuestion,
+    sources: Sequence[Source],
+    *,
+    question: str = "",
+    max_passages: int = 8,
+    closest: int = 0,
+) -> list[Passage]:
+    """The first round's passages, then, for each bridge name, its best passages that name it whole.
+
+    1. Select as ``select_passages`` does. 2. Read the bridge names of the best passages.
+    3. For each name, select over the same pool with the name as the subject; keep passages that
+       hold every term of the name. 4. Each hop passage ranks just under the first-round passage
+       that named it; the result is the first round's (at most ``max_passages``) then the hops'.
+    """
+    pool = PassagePool(sources)
+    asked = asked_of(subquestion, question)
+    first = pool.select(subquestion, asked=asked, max_passages=max_passages, closest=closest)
+    if not first or not first[0].clears_bar:
+        return first
+    taken = {(p.source_id, p.start) for p in first}
+    names = bridge_names(first, asked)
+    if not names:
+        return first
+    # One expanded query: the sub-question and every bridge name. A hop passage must name one
+    # bridge whole, and counts as being about it (the bridge is its subject).
+    name_terms = [tuple(dict.fromkeys(tokenize(name))) for name in names]
+    subject = tuple(dict.fromkeys(term for terms in name_terms for term in terms))
+    hop_asked = Asked(tuple(dict.fromkeys((*asked.terms, *subject))), subject, asked.focus, ())
+    hop_question = SubQuestion(subquestion.id, subquestion.text, (*subquestion.queries, *names))
+    floor = first[min(len(first), FIRST_PASSAGES_READ) - 1].score
+    hops: list[Passage] = []
+    for passage in pool.select(hop_question, asked=hop_asked, max_passages=max_passages):
+        held = set(passage.matched_terms)
+        if (passage.source_id, passage.start) in taken or not any(set(t) <= held for t in name_terms):
+            continue
+        taken.add((passage.source_id, passage.start))
+        hops.append(_ranked_under(passage, floor))
+        if len(hops) >= MAX_HOP_PASSAGES:
+            break
+    return first + hops
+
+
+def _ranked_under(passage: Passage, score: float) -> Passage:
+    return replace(passage, score=round(min(passage.score, score) * HOP_DISCOUNT, 6))
