@@ -22,7 +22,7 @@ from researchapp.exports.pdf import render_pdf
 from researchapp.forms import SubmitForm
 from researchapp.models import IllegalTransition, StaleState
 from researchapp.permissions import can_submit
-from researchapp.services import submission
+from researchapp.services import audit, submission
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -159,5 +159,6 @@ def export_report(request: HttpRequest, task_id: int, export_format: str) -> Htt
         )
     render, content_type, suffix = EXPORTS[export_format]
     response = HttpResponse(render(draft), content_type=content_type)
+    audit.report_exported(draft=draft, actor=request.user, export_format=export_format)
     response["Content-Disposition"] = f'attachment; filename="research-{task.pk}.{suffix}"'
     return response

@@ -1,0 +1,35 @@
+"""Receivers: notifications on the task's moves, and each person's preferences at login.
+
+Notifications are hooked on the task's moves, not on the pipeline's code: every move writes an
+``Event`` (``StatusMachine.transition``), and a move of a research task to a review gate or to
+``failed`` queues one email job once the move commits.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.signals import user_logged_in
+from django.db import transaction
+from django.db.models.signals import post_save
+from django.dispatch import receiver
+
+from researchapp.models import Event
+from reviews import preferences
+from reviews.notifications import NOTIFIED_MOVES
+from reviews.tasks import notify_task
+
+
+@receiver(post_save, sender=Event, dispatch_uid="reviews-notify-on-move")
+def notify_on_move(sender, instance: Event, created: bool, **kwargs) -> None:
+    data = instance.data or {}
+    if not created or instance.kind != Event.Kind.TRANSITION or data.get("object") != "researchtask":
+        return
+    if data.get("to") in NOTIFIED_MOVES:
+        # robust: a broker that is down costs the email, never the move that was just stored
+        transaction.on_commit(lambda: notify_task.delay(instance.pk), robust=True)
+
+
+@receiver(user_logged_in, dispatch_uid="reviews-preferences-at-login")
+def preferences_at_login(sender, request, user, **kwargs) -> None:
+    """Load the language and time zone into the new session, so no page has to ask for them."""
+    if request is not None and hasattr(request, "session"):
+        preferences.remember(request, preferences.preference_of(user))
