@@ -11,6 +11,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseStopPolling
@@ -67,7 +68,9 @@ def task_submit(request: HttpRequest) -> HttpResponse:
         except ValidationError as error:
             form.add_error("question", error)
         else:
-            messages.success(request, f"Task {task.pk} submitted; the planner is drafting sub-questions.")
+            messages.success(
+                request, _("Task %(n)s submitted; the planner is drafting sub-questions.") % {"n": task.pk}
+            )
             return redirect("task_detail", task.pk)
     return _task_list_page(request, form, status=400)
 
