@@ -1,6 +1,7 @@
 """Review desk at size: 1,000 tasks and 10,000 findings in PostgreSQL, served by gunicorn.
 
-1. Create a throwaway database (``bench_desk``), migrate it, seed 10 tasks (``bench.desk_data``).
+1. Create a throwaway database (``--database``, default ``bench_desk``), migrate it, seed 10 tasks
+   (``bench.desk_data``).
 2. Count the database queries of every page in-process (test Client + CaptureQueriesContext).
 3. Seed up to ``--tasks`` tasks / ``--findings`` findings; count the queries again: a page whose
    count changed grows with the rows.
@@ -14,6 +15,7 @@ Settings are the embedded profile's with DEBUG off (as deployed); ``conn_max_age
 request, ``/healthz`` included, opens its own database connection.
 
     python -m bench.review_desk [--tasks 1000 --findings 10000 --requests 200 --concurrency 4]
+        [--database bench_desk]   # another name when several checkouts share one PostgreSQL
 """
 
 from __future__ import annotations
@@ -74,6 +76,8 @@ def pages_for(tasks) -> dict[str, str]:
         "evidence_review": reverse("evidence_review", args=[evidence.pk]),
         "report_view": reverse("report_view", args=[report.pk]),
         "review_queue": reverse("review_queue"),
+        "review_queue (conflicts)": reverse("review_queue") + "?queue=conflicts",
+        "task_audit": reverse("task_audit", args=[evidence.pk]),
     }
 
 
@@ -164,12 +168,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="time limit per page (all rounds together); a slow page gets fewer requests",
     )
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument(
+        "--database", default=DATABASE, help="name of the throwaway database (created, then dropped)"
+    )
 
 
 def run(args: argparse.Namespace) -> list[Figure]:
     if not postgres_available():
         raise Skipped("skipped: no PostgreSQL at 127.0.0.1:5432")
-    database_url = create_database(DATABASE)
+    database_url = create_database(args.database)
     server = None
     try:
         setup_django(database_url)
@@ -232,7 +239,7 @@ def run(args: argparse.Namespace) -> list[Figure]:
             connections.close_all()
         except Exception:
             pass
-        drop_database(DATABASE)
+        drop_database(args.database)
 
     base_p95 = percentile(latencies["healthz (trivial)"], 0.95)
     figures = [

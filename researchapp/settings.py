@@ -190,7 +190,7 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "staticfiles"))
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 # WhiteNoise warns while STATIC_ROOT has not been collected, which the embedded profile never needs.
-warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.base")
+warnings.filterwarnings("ignore", message="No directory at: ", category=UserWarning)
 
 # Notifications go through the default mailer: the console in the embedded profile unless
 # EMAIL_BACKEND=smtp (production's default), which sends through EMAIL_HOST.
