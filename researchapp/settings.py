@@ -192,6 +192,7 @@ WHITENOISE_AUTOREFRESH = DEBUG
 # WhiteNoise warns while STATIC_ROOT has not been collected, which the embedded profile never needs.
 warnings.filterwarnings("ignore", message="No directory at: ", category=UserWarning)
 
+
 # Notifications go through the default mailer: the console in the embedded profile unless
 # EMAIL_BACKEND=smtp (production's default), which sends through EMAIL_HOST.
 def mailer_from_environment(default_backend: str) -> dict:
