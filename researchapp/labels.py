@@ -26,6 +26,8 @@ STATUS_LABELS = {
     Status.CANCELLED: _("Cancelled"),
 }
 
+DEPTH_LABELS = {ResearchTask.Depth.QUICK: _("Quick"), ResearchTask.Depth.DEEP: _("Deep")}
+
 
 def status_label(status: str) -> str:
     """A task status as people say it ("Plan review", not ``awaiting_plan_review``)."""
