@@ -55,7 +55,8 @@ def review_queue(request: HttpRequest) -> HttpResponse:
         "queues": [(kind, counts.of(name)) for name, kind in QUEUES.items()],
         "filters": filters,
         "form": form,
-        "page": queue_page(request.user, filters),
+        "queue": queue_page(request.user, filters),
+        "here": request.get_full_path(),
         "claim_minutes": claims.claim_minutes(),
     }
     return render(request, "review_queue.html", context)

@@ -3,17 +3,20 @@
 The four queues are the plans and the reports that wait for an analyst (one item per task) and the
 conflicts and ``[证据不足]`` items of the tasks at evidence review (one item per finding). A page of a
 queue costs three queries whatever the number of rows: the counts of every queue, the number of
-matching items, and one page of them with their claims joined in as subqueries.
+matching items, and one page of them with their claims joined in as subqueries. The counts are cached
+(``queue_counts_for``) and forgotten whenever a task moves or an item is decided (``reviews.signals``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
+from django.core.cache import cache
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -104,11 +107,24 @@ def queue_counts() -> QueueCounts:
     return QueueCounts(**counts)
 
 
+COUNTS_KEY = "desk:queue-counts"
+COUNTS_SECONDS = 15  # a safety net: every move of a task and every decision forgets them at once
+
+
 def queue_counts_for(request: HttpRequest) -> QueueCounts:
-    """The counts, asked once per request (the navigation and the queue page both show them)."""
+    """The counts every analyst page shows in its navigation: from the shared cache, or counted and
+    cached (they cost a join of tasks and findings, more than the rest of a small page)."""
     if not hasattr(request, "_desk_queue_counts"):
-        request._desk_queue_counts = queue_counts()
+        counts = cache.get(COUNTS_KEY)
+        if counts is None:
+            counts = queue_counts()
+            cache.set(COUNTS_KEY, counts, COUNTS_SECONDS)
+        request._desk_queue_counts = counts
     return request._desk_queue_counts
+
+
+def forget_queue_counts() -> None:
+    cache.delete(COUNTS_KEY)
 
 
 def _with_claim(rows: QuerySet, claims: QuerySet) -> QuerySet:
@@ -128,19 +144,74 @@ def _latest_version(model) -> Subquery:
     )
 
 
+@dataclass(frozen=True)
+class QueueRow:
+    """One item as a queue lists it, in plain attributes (a page renders 25 of them)."""
+
+    task_id: int
+    question: str
+    owner: str
+    waiting_since: datetime
+    url: str  # its gate page
+    finding_id: int | None = None  # for the queues of findings
+    statement: str = ""
+    version: int | None = None  # of the plan or the report draft
+    claimant_id: int | None = None
+    claimant: str = ""
+    claim_expires: datetime | None = None
+
+
+GATE_PAGES = {
+    ObjectType.PLAN: "plan_review",
+    ObjectType.FINDING: "evidence_review",
+    ObjectType.REPORT: "report_view",
+}
+
+
+def _row(kind: QueueKind, item: Finding | ResearchTask) -> QueueRow:
+    task = item.task if isinstance(item, Finding) else item
+    url = reverse(GATE_PAGES[kind.object_type], args=[task.pk])
+    claim = {
+        "claimant_id": item.claimant_id,
+        "claimant": item.claimant or "",
+        "claim_expires": item.claim_expires,
+    }
+    row = {"task_id": task.pk, "question": task.question, "owner": task.owner.get_username(), **claim}
+    if isinstance(item, Finding):
+        return QueueRow(
+            **row,
+            waiting_since=task.updated_at,
+            url=f"{url}#finding-{item.pk}",
+            finding_id=item.pk,
+            statement=item.statement,
+        )
+    return QueueRow(**row, waiting_since=task.updated_at, url=url, version=item.version)
+
+
 def _items(kind: QueueKind) -> QuerySet:
     """Every item of one queue, each annotated with its live claim."""
     if kind.object_type == ObjectType.FINDING:
         findings = Finding.objects.needing_review().filter(status=kind.finding_status, task__status=kind.gate)
-        findings = findings.select_related("task__owner", "subquestion")
+        findings = findings.select_related("task__owner").only(
+            "statement", "task__question", "task__updated_at", "task__owner__username"
+        )
         return _with_claim(findings, Claim.objects.filter(finding=OuterRef("pk")))
     tasks = ResearchTask.objects.filter(status=kind.gate).select_related("owner")
-    tasks = tasks.annotate(plan_version=_latest_version(Plan), draft_version=_latest_version(ReportDraft))
+    tasks = tasks.only("question", "status", "updated_at", "owner__username")
+    tasks = tasks.annotate(
+        version=_latest_version(Plan if kind.object_type == ObjectType.PLAN else ReportDraft)
+    )
     claims = Claim.objects.filter(task=OuterRef("pk"), object_type=kind.object_type, finding__isnull=True)
     return _with_claim(tasks, claims)
 
 
-def queue_page(user, filters: QueueFilters) -> Page:
+@dataclass(frozen=True)
+class QueuePage:
+    page: Page  # for the pager and the count
+    rows: list[QueueRow]
+
+
+def queue_page(user, filters: QueueFilters) -> QueuePage:
     """One page of a queue, filtered and sorted by how long each item has waited."""
     kind = filters.kind
     items = _items(kind)
@@ -161,7 +232,8 @@ def queue_page(user, filters: QueueFilters) -> Page:
     elif filters.claim == "others":
         items = items.filter(claimant_id__isnull=False).exclude(claimant_id=user.pk)
     waited = f"{prefix}updated_at"
-    order = [waited, f"{prefix}id"] + (["subquestion__order", "id"] if prefix else [])
+    order = [waited, f"{prefix}id"] + (["id"] if prefix else [])
     if filters.newest_first:
         order = [f"-{field}" for field in order]
-    return Paginator(items.order_by(*order), QUEUE_LENGTH).get_page(filters.page)
+    page = Paginator(items.order_by(*order), QUEUE_LENGTH).get_page(filters.page)
+    return QueuePage(page=page, rows=[_row(kind, item) for item in page])

@@ -1,4 +1,4 @@
-"""Receivers: notifications on the task's moves, and each person's preferences at login.
+"""Receivers: notifications and fresh queue counts on the task's moves, preferences at login.
 
 Notifications are hooked on the task's moves, not on the pipeline's code: every move writes an
 ``Event`` (``StatusMachine.transition``), and a move of a research task to a review gate or to
@@ -15,12 +15,16 @@ from django.dispatch import receiver
 from researchapp.models import Event
 from reviews import preferences
 from reviews.notifications import NOTIFIED_MOVES
+from reviews.queues import forget_queue_counts
 from reviews.tasks import notify_task
 
 
 @receiver(post_save, sender=Event, dispatch_uid="reviews-notify-on-move")
 def notify_on_move(sender, instance: Event, created: bool, **kwargs) -> None:
     data = instance.data or {}
+    if created and instance.kind in (Event.Kind.TRANSITION, Event.Kind.DECISION):
+        # a task moved or an item was decided: the queues' counts changed
+        transaction.on_commit(forget_queue_counts, robust=True)
     if not created or instance.kind != Event.Kind.TRANSITION or data.get("object") != "researchtask":
         return
     if data.get("to") in NOTIFIED_MOVES:

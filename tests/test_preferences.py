@@ -133,7 +133,8 @@ def test_a_form_without_its_security_token_is_refused_with_a_way_back(researcher
     client.handler.enforce_csrf_checks = True
     response = client.post(reverse("preferences"), {"email": "r@desk.test"})
     body = response.content.decode()
-    assert response.status_code == 403 and "The form was refused" in body and 'data-testid="error-home"' in body
+    assert response.status_code == 403
+    assert "The form was refused" in body and 'data-testid="error-home"' in body
 
 
 def test_a_server_error_is_the_sites_500_in_the_readers_language(researcher, monkeypatch):
