@@ -23,8 +23,7 @@ urlpatterns = [
         "favicon.ico",
         RedirectView.as_view(url=f"/{settings.STATIC_URL.lstrip('/')}favicon.svg", permanent=True),
     ),
-    path("login/", auth_views.LoginView.as_view(template_name="login.html"), name="login"),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),  # login/ is the reviews app's
     path("admin/", admin.site.urls),
     path("", include("reviews.urls")),
     path("", include("researchapp.web_urls")),

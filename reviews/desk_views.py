@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import csv
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import LoginView
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -147,6 +147,21 @@ def _csv(lines: list[audit.AuditLine], filename: str) -> HttpResponse:
 # --- preferences ------------------------------------------------------------------------------------
 
 
+class DeskLoginView(LoginView):
+    """Django's login, which then writes the person's language and time zone into their cookies."""
+
+    template_name = "login.html"
+
+    def form_valid(self, form) -> HttpResponse:
+        response = super().form_valid(form)
+        chosen = preferences.preference_of(form.get_user())
+        if chosen.language or chosen.time_zone:
+            preferences.write_cookies(
+                self.request, response, language=chosen.language, time_zone=chosen.time_zone
+            )
+        return response
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def preferences_page(request: HttpRequest) -> HttpResponse:
@@ -159,9 +174,12 @@ def preferences_page(request: HttpRequest) -> HttpResponse:
             except ValidationError as error:
                 messages.error(request, " ".join(error.messages))
             else:
-                preferences.remember(request, stored)
                 messages.success(request, _("Preferences saved."))
-                return redirect("preferences")
+                response = redirect("preferences")
+                preferences.write_cookies(
+                    request, response, language=stored.language, time_zone=stored.time_zone
+                )
+                return response
     else:
         form = PreferencesForm(
             initial={
@@ -183,16 +201,9 @@ def language_switch(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return redirect(back)
     language = form.cleaned_data["language"]
+    time_zone = request.COOKIES.get(preferences.TIME_ZONE_COOKIE, "")
     if request.user.is_authenticated:
-        preferences.language_save(user=request.user, language=language)
-        chosen = preferences.preference_of(request.user)
-        preferences.remember(request, chosen)
+        time_zone = preferences.language_save(user=request.user, language=language).time_zone
     response = redirect(back)
-    response.set_cookie(
-        settings.LANGUAGE_COOKIE_NAME,
-        language,
-        max_age=settings.LANGUAGE_COOKIE_AGE,
-        samesite="Lax",
-        secure=request.is_secure(),
-    )
+    preferences.write_cookies(request, response, language=language, time_zone=time_zone)
     return response

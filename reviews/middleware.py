@@ -1,12 +1,16 @@
-"""Apply a signed-in person's language and time zone to each request (after ``LocaleMiddleware``)."""
+"""Apply the time zone a person chose, from its cookie (``LocaleMiddleware`` applies their language).
+
+The cookies are written from the stored preferences at login and whenever they change (see
+``reviews.preferences``), so no request reads the database or the session for them.
+"""
 
 from __future__ import annotations
 
 import zoneinfo
 
-from django.utils import timezone, translation
+from django.utils import timezone
 
-from reviews.preferences import chosen_for
+from reviews.preferences import TIME_ZONE_COOKIE, time_zones
 
 
 class PreferencesMiddleware:
@@ -14,12 +18,9 @@ class PreferencesMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        chosen = chosen_for(request)
-        if chosen.language:
-            translation.activate(chosen.language)
-            request.LANGUAGE_CODE = translation.get_language()
-        if chosen.time_zone:
-            timezone.activate(zoneinfo.ZoneInfo(chosen.time_zone))
+        chosen = request.COOKIES.get(TIME_ZONE_COOKIE, "")
+        if chosen in time_zones():
+            timezone.activate(zoneinfo.ZoneInfo(chosen))
         try:
             return self.get_response(request)
         finally:

@@ -1,30 +1,33 @@
 """Each person's preferences: language, time zone and which emails they get.
 
-The language and time zone are read on every page, so they are kept in the session (loaded from the
-database once per session, written again when the person changes them): a page costs no query more.
+Pages apply the language and time zone from two cookies, so that no request (a health check
+included) reads the database or the session for them: ``django_language``, which Django's
+``LocaleMiddleware`` reads, and ``desk_time_zone``, which ``reviews.middleware`` reads. The cookies
+are written from the stored preferences when someone logs in (in any browser: ``DeskLoginView``) and
+whenever they change them (the preferences page, the navigation's language switch).
 """
 
 from __future__ import annotations
 
 import zoneinfo
-from dataclasses import dataclass
 from functools import cache
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 
 from reviews.models import UserPreference
 
-SESSION_KEY = "desk_preferences"
+TIME_ZONE_COOKIE = "desk_time_zone"
+COOKIE_AGE = 365 * 24 * 3600
 
 
 @cache
-def time_zones() -> list[str]:
-    """Every IANA time zone name this Python knows, sorted (the preferences page offers them)."""
-    return sorted(zoneinfo.available_timezones())
+def time_zones() -> frozenset[str]:
+    """Every IANA time zone name this Python knows."""
+    return frozenset(zoneinfo.available_timezones())
 
 
 def language_codes() -> list[str]:
@@ -36,29 +39,15 @@ def preference_of(user) -> UserPreference:
     return UserPreference.objects.filter(user=user).first() or UserPreference(user=user)
 
 
-@dataclass(frozen=True)
-class Chosen:
-    """The two preferences every page applies ("" = not chosen: the browser's language, the site's zone)."""
-
-    language: str = ""
-    time_zone: str = ""
-
-
-def chosen_for(request: HttpRequest) -> Chosen:
-    """The signed-in person's language and time zone, from the session (loaded there once)."""
-    if not request.user.is_authenticated:
-        return Chosen()
-    stored = request.session.get(SESSION_KEY)
-    if stored is None:
-        preference = preference_of(request.user)
-        stored = remember(request, preference)
-    return Chosen(**stored)
-
-
-def remember(request: HttpRequest, preference: UserPreference) -> dict:
-    stored = {"language": preference.language, "time_zone": preference.time_zone}
-    request.session[SESSION_KEY] = stored
-    return stored
+def write_cookies(request: HttpRequest, response: HttpResponse, *, language: str, time_zone: str) -> None:
+    """Write the cookies the pages read; an empty choice removes its cookie (then the browser's
+    language, or the site's time zone, applies)."""
+    options = {"max_age": COOKIE_AGE, "samesite": "Lax", "secure": request.is_secure()}
+    for name, value in ((settings.LANGUAGE_COOKIE_NAME, language), (TIME_ZONE_COOKIE, time_zone)):
+        if value:
+            response.set_cookie(name, value, **options)
+        else:
+            response.delete_cookie(name, samesite="Lax")
 
 
 def preferences_save(
@@ -91,8 +80,9 @@ def preferences_save(
     return preference
 
 
-def language_save(*, user, language: str) -> None:
-    """The navigation's language switcher, for a signed-in person: remembered with their preferences."""
+def language_save(*, user, language: str) -> UserPreference:
+    """The navigation's language switch, for a signed-in person: remembered with their preferences."""
     if language not in language_codes():
         raise ValidationError(_("Unknown language %(code)r.") % {"code": language})
-    UserPreference.objects.update_or_create(user=user, defaults={"language": language})
+    preference, _created = UserPreference.objects.update_or_create(user=user, defaults={"language": language})
+    return preference

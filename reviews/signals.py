@@ -1,4 +1,4 @@
-"""Receivers: notifications and fresh queue counts on the task's moves, preferences at login.
+"""Receivers: notifications and fresh queue counts on the task's moves.
 
 Notifications are hooked on the task's moves, not on the pipeline's code: every move writes an
 ``Event`` (``StatusMachine.transition``), and a move of a research task to a review gate or to
@@ -7,13 +7,11 @@ Notifications are hooked on the task's moves, not on the pipeline's code: every 
 
 from __future__ import annotations
 
-from django.contrib.auth.signals import user_logged_in
 from django.db import transaction
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
 from researchapp.models import Event
-from reviews import preferences
 from reviews.notifications import NOTIFIED_MOVES
 from reviews.queues import forget_queue_counts
 from reviews.tasks import notify_task
@@ -30,10 +28,3 @@ def notify_on_move(sender, instance: Event, created: bool, **kwargs) -> None:
     if data.get("to") in NOTIFIED_MOVES:
         # robust: a broker that is down costs the email, never the move that was just stored
         transaction.on_commit(lambda: notify_task.delay(instance.pk), robust=True)
-
-
-@receiver(user_logged_in, dispatch_uid="reviews-preferences-at-login")
-def preferences_at_login(sender, request, user, **kwargs) -> None:
-    """Load the language and time zone into the new session, so no page has to ask for them."""
-    if request is not None and hasattr(request, "session"):
-        preferences.remember(request, preferences.preference_of(user))

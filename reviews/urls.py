@@ -3,6 +3,7 @@ from django.urls import path
 from reviews import desk_views, views
 
 urlpatterns = [
+    path("login/", desk_views.DeskLoginView.as_view(), name="login"),
     path("reviews/", desk_views.review_queue, name="review_queue"),
     path("reviews/claim/", desk_views.claim, name="review_claim"),
     path("reviews/audit/", desk_views.desk_audit, name="desk_audit"),

@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.template.loader import render_to_string
+from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
 from researchapp.models import ResearchTask
 from reviews.models import UserPreference
-from tests.factories import TaskFactory, evidence_review_task
+from tests.factories import PASSWORD, TaskFactory, evidence_review_task
 from tests.helpers import client_for
 
 pytestmark = pytest.mark.django_db
@@ -46,9 +47,10 @@ def test_the_language_switch_shows_the_pages_in_chinese_and_remembers_it(analyst
     queue = client.get("/reviews/?queue=gaps").content.decode()
     assert "[证据不足]" in queue and "认领条目" in queue and "How punctual" in queue
 
-    # and a new session of the same person starts in Chinese, whatever the browser asks for
-    again = client_for(analyst).get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
-    assert "所有任务" in again
+    # and when they log in on another browser, which asks for English, the pages are Chinese
+    browser = Client(HTTP_ACCEPT_LANGUAGE="en")
+    browser.post(reverse("login"), {"username": analyst.username, "password": PASSWORD})
+    assert "所有任务" in browser.get("/").content.decode()
 
 
 def test_someone_not_logged_in_switches_with_a_cookie(client):
@@ -90,9 +92,13 @@ def test_dates_show_in_the_time_zone_each_person_chose(researcher):
     form = {"email": "r@desk.test", "language": "", "time_zone": "Asia/Shanghai", "email_when_failed": "on"}
     response = client.post(reverse("preferences"), form, follow=True)
 
-    # then their pages show Shanghai time, and what they chose is stored
+    # then their pages show Shanghai time (in this browser and after logging in on another), and
+    # what they chose is stored
     assert "Preferences saved." in response.content.decode()
     assert "2026-03-01 20:00" in client.get("/").content.decode()
+    browser = Client()
+    browser.post(reverse("login"), {"username": researcher.username, "password": PASSWORD})
+    assert "2026-03-01 20:00" in browser.get("/").content.decode()
     stored = UserPreference.objects.get(user=researcher)
     assert (stored.time_zone, stored.email_when_failed, stored.email_when_waiting) == (
         "Asia/Shanghai",

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from researchapp.models import Finding, ResearchTask
+from reviews import services
 from reviews.models import Claim, ReviewDecision
 from tests.factories import (
     analyst_persona,
@@ -296,3 +297,24 @@ def test_two_analysts_claiming_at_once_get_exactly_one_claim(researcher):
     other = "analyst2" if holder == "analyst1" else "analyst1"
     assert "Claimed until" in bodies[holder]
     assert f"{holder} claimed this item first" in bodies[other]
+
+
+def nav_count(client) -> str:
+    body = client.get(reverse("task_list")).content.decode()
+    return body.split('data-testid="nav-queue-count"')[1].split(">")[1].split("<")[0]
+
+
+def test_the_navigation_counts_are_forgotten_when_an_item_is_decided(
+    analyst, researcher, django_capture_on_commit_callbacks
+):
+    # given a conflict and a [证据不足] item, counted (and cached) by a first page
+    scenario = evidence_review_task(researcher)
+    client = client_for(analyst)
+    assert nav_count(client) == "2"
+
+    # when one is decided and the decision commits
+    with django_capture_on_commit_callbacks(execute=True):
+        services.decide_finding(finding=scenario.gap, reviewer=analyst, decision="gap", version_seen=1)
+
+    # then the next page counts again
+    assert nav_count(client) == "1"
