@@ -30,7 +30,7 @@ from researchapp.models import (
 
 CONTEXT_CHARS = 600
 FEED_LENGTH = 50
-TASK_LIST_LENGTH = 50  # rows per page: rendering, not SQL, is what a long page costs
+TASK_LIST_LENGTH = 25  # rows per page: rendering, not SQL, is what a long page costs (25 cards at 390 px)
 
 
 def count_of(queryset: QuerySet) -> Coalesce:

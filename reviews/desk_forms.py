@@ -56,14 +56,26 @@ class QueueFilterForm(forms.Form):
         )
 
 
-class ClaimForm(forms.Form):
-    """Claim or release one item: a task's plan or report, or one finding."""
+ITEM_TYPES = "|".join(ReviewDecision.ObjectType.values)
+ITEM_KEY = rf"^({ITEM_TYPES}):[1-9][0-9]{{0,17}}$"
 
-    action = forms.ChoiceField(choices=[("claim", "claim"), ("release", "release")])
-    object_type = forms.ChoiceField(choices=ReviewDecision.ObjectType.choices)
-    task = forms.IntegerField(min_value=1)
-    finding = forms.IntegerField(min_value=1, required=False)
+
+class ClaimForm(forms.Form):
+    """The queue's one form: the button pressed says what to do with which item, as ``claim=finding:12``
+    or ``release=plan:5`` (a plan's or a report's item is named by its task, a finding by itself)."""
+
+    claim = forms.RegexField(ITEM_KEY, required=False)
+    release = forms.RegexField(ITEM_KEY, required=False)
     next = forms.CharField(required=False, max_length=2000)
+
+    def clean(self) -> dict:
+        data = super().clean()
+        pressed = [action for action in ("claim", "release") if data.get(action)]
+        if len(pressed) != 1:
+            raise forms.ValidationError(_("Press one button: claim or release one item."))
+        object_type, _colon, number = data[pressed[0]].partition(":")
+        data.update(action=pressed[0], object_type=object_type, object_id=int(number))
+        return data
 
 
 class PreferencesForm(forms.Form):

@@ -21,11 +21,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from researchapp import selectors
 from researchapp.forms import first_error
-from researchapp.models import Finding, StaleState
+from researchapp.models import Finding, ResearchTask, StaleState
 from researchapp.permissions import is_analyst
 from reviews import audit, claims, preferences
 from reviews.claims import Item
 from reviews.desk_forms import ClaimForm, LanguageForm, PreferencesForm, QueueFilterForm
+from reviews.models import ReviewDecision
 from reviews.queues import QUEUES, queue_counts_for, queue_page
 
 
@@ -54,7 +55,11 @@ def review_queue(request: HttpRequest) -> HttpResponse:
         "counts": counts,
         "queues": [(kind, counts.of(name)) for name, kind in QUEUES.items()],
         "filters": filters,
-        "form": form,
+        "selects": [
+            (form["age"], filters.age),
+            (form["claim"], filters.claim),
+            (form["sort"], "newest" if filters.newest_first else "oldest"),
+        ],
         "queue": queue_page(request.user, filters),
         "here": request.get_full_path(),
         "claim_minutes": claims.claim_minutes(),
@@ -72,9 +77,16 @@ def claim(request: HttpRequest) -> HttpResponse:
         messages.error(request, first_error(form))
         return redirect("review_queue")
     data = form.cleaned_data
-    task = selectors.visible_task(data["task"], request.user)
-    finding = get_object_or_404(Finding, pk=data["finding"], task=task) if data["finding"] else None
-    item = Item(task=task, object_type=data["object_type"], finding=finding)
+    if data["object_type"] == ReviewDecision.ObjectType.FINDING:
+        visible = ResearchTask.objects.visible_to(request.user)
+        finding = get_object_or_404(
+            Finding.objects.select_related("task"), pk=data["object_id"], task__in=visible
+        )
+        item = Item.of_finding(finding)
+    else:
+        item = Item(
+            task=selectors.visible_task(data["object_id"], request.user), object_type=data["object_type"]
+        )
     try:
         if data["action"] == "claim":
             held = claims.claim_take(analyst=request.user, item=item)

@@ -18,7 +18,9 @@ from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquer
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext_lazy as _
+from django.utils.text import Truncator
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from researchapp.core.enums import INSUFFICIENT_MARK, FindingStatus
 from researchapp.models import Finding, Plan, ReportDraft, ResearchTask
@@ -41,10 +43,10 @@ class QueueKind:
 QUEUES = {
     kind.name: kind
     for kind in (
-        QueueKind("plans", _("Plans"), ObjectType.PLAN, Status.AWAITING_PLAN_REVIEW),
+        QueueKind("plans", gettext_lazy("Plans"), ObjectType.PLAN, Status.AWAITING_PLAN_REVIEW),
         QueueKind(
             "conflicts",
-            _("Conflicts"),
+            gettext_lazy("Conflicts"),
             ObjectType.FINDING,
             Status.AWAITING_EVIDENCE_REVIEW,
             FindingStatus.CONFLICT,
@@ -56,7 +58,7 @@ QUEUES = {
             Status.AWAITING_EVIDENCE_REVIEW,
             FindingStatus.INSUFFICIENT,
         ),
-        QueueKind("reports", _("Reports"), ObjectType.REPORT, Status.AWAITING_REPORT_REVIEW),
+        QueueKind("reports", gettext_lazy("Reports"), ObjectType.REPORT, Status.AWAITING_REPORT_REVIEW),
     )
 }
 AGES = {"1h": timedelta(hours=1), "1d": timedelta(days=1), "7d": timedelta(days=7)}
@@ -146,16 +148,18 @@ def _latest_version(model) -> Subquery:
 
 @dataclass(frozen=True)
 class QueueRow:
-    """One item as a queue lists it, in plain attributes (a page renders 25 of them)."""
+    """One item as a queue lists it, its words ready (a page lists 25: the template stays simple)."""
 
+    key: str  # what its claim and release buttons send: "plan:<task>", "report:<task>", "finding:<id>"
     task_id: int
-    question: str
+    finding_id: int | None
+    title: str  # "Task 12: <question>" or "Item 34: <statement>"
+    detail: str  # "plan v2", "draft v1", or the finding's "task 12 · <question>"
     owner: str
     waiting_since: datetime
     url: str  # its gate page
-    finding_id: int | None = None  # for the queues of findings
-    statement: str = ""
-    version: int | None = None  # of the plan or the report draft
+    claim_label: str  # the claim and release buttons' accessible names: "Claim item 34"
+    release_label: str
     claimant_id: int | None = None
     claimant: str = ""
     claim_expires: datetime | None = None
@@ -171,21 +175,37 @@ GATE_PAGES = {
 def _row(kind: QueueKind, item: Finding | ResearchTask) -> QueueRow:
     task = item.task if isinstance(item, Finding) else item
     url = reverse(GATE_PAGES[kind.object_type], args=[task.pk])
-    claim = {
+    shared = {
+        "task_id": task.pk,
+        "owner": task.owner.get_username(),
+        "waiting_since": task.updated_at,
         "claimant_id": item.claimant_id,
         "claimant": item.claimant or "",
         "claim_expires": item.claim_expires,
     }
-    row = {"task_id": task.pk, "question": task.question, "owner": task.owner.get_username(), **claim}
     if isinstance(item, Finding):
+        n = {"n": item.pk}
         return QueueRow(
-            **row,
-            waiting_since=task.updated_at,
-            url=f"{url}#finding-{item.pk}",
+            **shared,
+            key=f"finding:{item.pk}",
             finding_id=item.pk,
-            statement=item.statement,
+            title=_("Item %(n)s") % n + ": " + Truncator(item.statement).chars(140),
+            detail=_("task %(n)s") % {"n": task.pk} + " · " + Truncator(task.question).chars(80),
+            url=f"{url}#finding-{item.pk}",
+            claim_label=_("Claim item %(n)s") % n,
+            release_label=_("Release item %(n)s") % n,
         )
-    return QueueRow(**row, waiting_since=task.updated_at, url=url, version=item.version)
+    n, v = {"n": task.pk}, {"v": item.version or "?"}
+    return QueueRow(
+        **shared,
+        key=f"{kind.object_type}:{task.pk}",
+        finding_id=None,
+        title=_("Task %(n)s") % n + ": " + Truncator(task.question).chars(120),
+        detail=(_("plan v%(v)s") if kind.object_type == ObjectType.PLAN else _("draft v%(v)s")) % v,
+        url=url,
+        claim_label=_("Claim task %(n)s") % n,
+        release_label=_("Release task %(n)s") % n,
+    )
 
 
 def _items(kind: QueueKind) -> QuerySet:

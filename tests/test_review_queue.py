@@ -45,10 +45,9 @@ def waited(task: ResearchTask, hours: float) -> ResearchTask:
 
 
 def claim(client, *, task, object_type: str, finding=None, action: str = "claim", follow=True):
-    data = {"action": action, "object_type": object_type, "task": task.pk, "next": QUEUE}
-    if finding is not None:
-        data["finding"] = finding.pk
-    return client.post(CLAIM, data, follow=follow)
+    """Press the claim (or release) button of one item, as the queue's form sends it."""
+    item = f"finding:{finding.pk}" if finding is not None else f"{object_type}:{task.pk}"
+    return client.post(CLAIM, {action: item, "next": QUEUE}, follow=follow)
 
 
 # --- queues ---------------------------------------------------------------------------------------
