@@ -17,7 +17,7 @@ MODEL_LOCK := requirements-model.txt
 # e.g. `make lock LOCK_ARGS=--upgrade` or `LOCK_ARGS="--upgrade-package django"`
 LOCK_ARGS ?=
 
-.PHONY: run test install lint lock bench clean
+.PHONY: run test install lint lock bench clean messages
 
 # Find a Python 3.12+ (pyenv's shim honours .python-version; fall back to any python3.1x on PATH).
 PYTHON := $(shell for c in python3 python3.14 python3.13 python3.12; do \
@@ -65,6 +65,13 @@ lock: install
 		--output-file $(RUNTIME_LOCK) pyproject.toml
 	CUSTOM_COMPILE_COMMAND="make lock" $(VENV)/bin/pip-compile $(LOCK_FLAGS) $(LOCK_ARGS) \
 		--extra test --extra dev --constraint $(RUNTIME_LOCK) --output-file $(DEV_LOCK) pyproject.toml
+
+# Collect new strings into locale/*/LC_MESSAGES/django.po, then (after translating them) compile the .mo.
+# Both are committed, so `make run` and `make test` need no gettext tools; this target needs gettext.
+messages: install
+	DATABASE_URL=sqlite://:memory: CELERY_BROKER_URL=memory:// $(PY) manage.py makemessages -l zh_Hans \
+		--no-location --ignore=.venv --ignore=var --ignore=tests --ignore=bench
+	DATABASE_URL=sqlite://:memory: CELERY_BROKER_URL=memory:// $(PY) manage.py compilemessages --ignore=.venv
 
 bench: install
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) -m bench.run

@@ -1,9 +1,10 @@
 """Review desk at size: 1,000 tasks and 10,000 findings in PostgreSQL, served by gunicorn.
 
-1. Create a throwaway database (``bench_desk``), migrate it, seed 10 tasks (``bench.desk_data``).
+1. Create a throwaway database (``--database``, default ``bench_desk``), migrate it, seed 10 tasks
+   (``bench.desk_data``).
 2. Count the database queries of every page in-process (test Client + CaptureQueriesContext).
-3. Seed up to ``--tasks`` tasks / ``--findings`` findings; count the queries again: a page whose
-   count changed grows with the rows.
+3. Seed up to ``--tasks`` tasks / ``--findings`` findings, ANALYZE the tables; count the queries
+   again: a page whose count changed grows with the rows.
 4. Serve the database with gunicorn (2 sync workers) on 127.0.0.1 and request every page, logged
    in as an analyst, ``--requests`` times each from ``--concurrency`` client threads, in rounds
    that interleave the pages (so a burst of load from elsewhere hits all of them), beside
@@ -14,6 +15,7 @@ Settings are the embedded profile's with DEBUG off (as deployed); ``conn_max_age
 request, ``/healthz`` included, opens its own database connection.
 
     python -m bench.review_desk [--tasks 1000 --findings 10000 --requests 200 --concurrency 4]
+        [--database bench_desk]   # another name when several checkouts share one PostgreSQL
 """
 
 from __future__ import annotations
@@ -58,6 +60,15 @@ def setup_django(database_url: str) -> None:
     call_command("migrate", verbosity=0)
 
 
+def analyze_tables() -> None:
+    """Give the planner the statistics autovacuum would have gathered by now on a database in use
+    (right after a bulk load it still plans for empty tables)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+
+
 def pages_for(tasks) -> dict[str, str]:
     """The URL of every page, for tasks waiting at each gate (the first ten tasks hold them all)."""
     from django.urls import reverse
@@ -74,6 +85,8 @@ def pages_for(tasks) -> dict[str, str]:
         "evidence_review": reverse("evidence_review", args=[evidence.pk]),
         "report_view": reverse("report_view", args=[report.pk]),
         "review_queue": reverse("review_queue"),
+        "review_queue (conflicts)": reverse("review_queue") + "?queue=conflicts",
+        "task_audit": reverse("task_audit", args=[evidence.pk]),
     }
 
 
@@ -164,12 +177,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="time limit per page (all rounds together); a slow page gets fewer requests",
     )
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument(
+        "--database", default=DATABASE, help="name of the throwaway database (created, then dropped)"
+    )
 
 
 def run(args: argparse.Namespace) -> list[Figure]:
     if not postgres_available():
         raise Skipped("skipped: no PostgreSQL at 127.0.0.1:5432")
-    database_url = create_database(DATABASE)
+    database_url = create_database(args.database)
     server = None
     try:
         setup_django(database_url)
@@ -184,6 +200,7 @@ def run(args: argparse.Namespace) -> list[Figure]:
         started = time.monotonic()
         seed(args.tasks - 10, args.findings - small_findings, start_index=10)
         seed_seconds = time.monotonic() - started
+        analyze_tables()
         queries_large = count_queries(pages, analyst)
 
         from researchapp.models import Finding, ResearchTask
@@ -232,7 +249,7 @@ def run(args: argparse.Namespace) -> list[Figure]:
             connections.close_all()
         except Exception:
             pass
-        drop_database(DATABASE)
+        drop_database(args.database)
 
     base_p95 = percentile(latencies["healthz (trivial)"], 0.95)
     figures = [

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
+from researchapp.labels import DEPTH_LABELS
 from researchapp.models import ResearchTask
 from researchapp.services.submission import validate_question
 
@@ -14,11 +16,15 @@ class SubmitForm(forms.Form):
         required=False,
         strip=False,
         widget=forms.Textarea(
-            attrs={"rows": 4, "data-testid": "submit-question", "placeholder": "What do you want researched?"}
+            attrs={
+                "rows": 4,
+                "data-testid": "submit-question",
+                "placeholder": _("What do you want researched?"),
+            }
         ),
     )
     depth = forms.ChoiceField(
-        choices=ResearchTask.Depth.choices,
+        choices=[(depth, DEPTH_LABELS[depth]) for depth in ResearchTask.Depth.values],
         initial=ResearchTask.Depth.QUICK,
         widget=forms.Select(attrs={"data-testid": "submit-depth"}),
     )

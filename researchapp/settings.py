@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from pathlib import Path
 
 import dj_database_url
@@ -83,7 +84,9 @@ VAR_DIR = Path(os.environ.get("RESEARCH_VAR_DIR", BASE_DIR / "var"))
 # The embedded profile is for one person on their own machine; production overrides these.
 PROFILE = "embedded"
 SECRET_KEY = os.environ.get("SECRET_KEY", "embedded-profile-not-secret-do-not-deploy")
-DEBUG = env_bool("DEBUG", True)
+# Off unless asked for: with DEBUG on, a 404 is Django's debug page, not the desk's (WhiteNoise serves
+# the static files either way).
+DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 
 INSTALLED_APPS = [
@@ -100,11 +103,15 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # After LocaleMiddleware: a signed-in person's own language and time zone win over the browser's.
+    "reviews.middleware.PreferencesMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -137,6 +144,9 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "researchapp.context_processors.desk",
+                "django.template.context_processors.i18n",
+                "django.template.context_processors.tz",
+                "reviews.context_processors.review_desk",
             ],
         },
     }
@@ -167,6 +177,8 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -174,6 +186,39 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "staticfiles"))
+# The embedded profile serves straight from static/ (no collectstatic); production serves STATIC_ROOT.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+# WhiteNoise warns while STATIC_ROOT has not been collected, which the embedded profile never needs.
+warnings.filterwarnings("ignore", message="No directory at: ", category=UserWarning)
+
+
+# Notifications go through the default mailer: the console in the embedded profile unless
+# EMAIL_BACKEND=smtp (production's default), which sends through EMAIL_HOST.
+def mailer_from_environment(default_backend: str) -> dict:
+    backends = {
+        "console": "django.core.mail.backends.console.EmailBackend",
+        "smtp": "django.core.mail.backends.smtp.EmailBackend",
+    }
+    backend = env_choice("EMAIL_BACKEND", default_backend, tuple(backends))
+    if backend != "smtp":
+        return {"BACKEND": backends[backend]}
+    options = {
+        "host": os.environ.get("EMAIL_HOST", "localhost"),
+        "port": env_int("EMAIL_PORT", 25, minimum=1),
+        "username": os.environ.get("EMAIL_HOST_USER", ""),
+        "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+        "use_tls": env_bool("EMAIL_USE_TLS", False),
+        "use_ssl": env_bool("EMAIL_USE_SSL", False),
+        "timeout": env_int("EMAIL_TIMEOUT", 30, minimum=1),
+    }
+    return {"BACKEND": backends[backend], "OPTIONS": options}
+
+
+MAILERS = {"default": mailer_from_environment("console")}
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Research desk <research-desk@localhost>")
+# Links in emails point here.
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "task_list"
@@ -234,6 +279,8 @@ RESEARCH = {
     "CONCURRENCY": env_int("RESEARCH_CONCURRENCY", 6, minimum=1),
     # Seconds a PDF export may take before its renderer is stopped.
     "PDF_SECONDS": env_positive_float("RESEARCH_PDF_SECONDS", 120.0),
+    # How long an analyst's claim on a review item holds before others may take it.
+    "CLAIM_MINUTES": env_int("RESEARCH_CLAIM_MINUTES", 30, minimum=1),
     # Live-mode providers.
     "TAVILY_API_KEY": os.environ.get("TAVILY_API_KEY", ""),
     "TAVILY_API_BASE_URL": os.environ.get("TAVILY_API_BASE_URL", ""),

@@ -5,7 +5,7 @@ import os
 from django.core.exceptions import ImproperlyConfigured
 
 from researchapp.settings import *  # noqa: F403
-from researchapp.settings import env_bool, env_int, env_list
+from researchapp.settings import env_bool, env_int, env_list, mailer_from_environment
 
 PROFILE = "production"
 DEBUG = False
@@ -33,6 +33,9 @@ for origin in CSRF_TRUSTED_ORIGINS:
 # trivial request); health checks drop one that broke.
 DATABASES["default"]["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 60, minimum=0)  # noqa: F405
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # noqa: F405
+
+# Notifications by SMTP: EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS.
+MAILERS = {"default": mailer_from_environment("smtp")}
 
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -1,9 +1,11 @@
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
 from django.views.decorators.http import require_GET
+from django.views.generic import RedirectView
 
 
 @require_GET
@@ -16,8 +18,12 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
-    path("login/", auth_views.LoginView.as_view(template_name="login.html"), name="login"),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Pages name static/favicon.svg; this answers the browsers and tools that ask for /favicon.ico anyway.
+    path(
+        "favicon.ico",
+        RedirectView.as_view(url=f"/{settings.STATIC_URL.lstrip('/')}favicon.svg", permanent=True),
+    ),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),  # login/ is the reviews app's
     path("admin/", admin.site.urls),
     path("", include("reviews.urls")),
     path("", include("researchapp.web_urls")),

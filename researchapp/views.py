@@ -11,6 +11,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseStopPolling
@@ -23,7 +24,7 @@ from researchapp.exports.pdf import PdfRenderError, render_pdf
 from researchapp.forms import SubmitForm
 from researchapp.models import IllegalTransition, StaleState
 from researchapp.permissions import can_submit
-from researchapp.services import submission
+from researchapp.services import audit, submission
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -68,7 +69,9 @@ def task_submit(request: HttpRequest) -> HttpResponse:
         except ValidationError as error:
             form.add_error("question", error)
         else:
-            messages.success(request, f"Task {task.pk} submitted; the planner is drafting sub-questions.")
+            messages.success(
+                request, _("Task %(n)s submitted; the planner is drafting sub-questions.") % {"n": task.pk}
+            )
             return redirect("task_detail", task.pk)
     return _task_list_page(request, form, status=400)
 
@@ -165,5 +168,6 @@ def export_report(request: HttpRequest, task_id: int, export_format: str) -> Htt
     except PdfRenderError as error:
         return HttpResponse(str(error), status=503, content_type="text/plain; charset=utf-8")
     response = HttpResponse(body, content_type=content_type)
+    audit.report_exported(draft=draft, actor=request.user, export_format=export_format)
     response["Content-Disposition"] = f'attachment; filename="research-{task.pk}.{suffix}"'
     return response

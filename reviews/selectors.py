@@ -1,19 +1,16 @@
-"""Reads for the review side: each gate's page, the queue of tasks waiting at a gate, the audit trail."""
+"""Reads for the review side's gate pages (the queues are ``reviews.queues``, the audit ``reviews.audit``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from difflib import SequenceMatcher
 
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 
-from researchapp import selectors
 from researchapp.core.enums import FindingStatus, Stance
 from researchapp.exports.report import Quote, Report, document_of, report_of
 from researchapp.models import (
-    Event,
     Finding,
     FindingEvidence,
     Plan,
@@ -22,10 +19,6 @@ from researchapp.models import (
     SubQuestion,
 )
 from researchapp.pipeline.report.document import Document
-from reviews.models import ReviewDecision
-
-AUDIT_LENGTH = 500
-
 
 # --- plan -----------------------------------------------------------------------------------------
 
@@ -238,104 +231,4 @@ def report_for(task: ResearchTask) -> ReportView:
     changes = sentence_changes(document_of(sent_back), report.document) if sent_back else []
     return ReportView(
         task=task, draft=draft, report=report, earlier=drafts[1:], sent_back=sent_back, changes=changes
-    )
-
-
-# --- queue and audit ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AuditEntry:
-    at: datetime
-    who: str
-    what: str  # "decision" or an event kind
-    stage: str
-    message: str
-
-
-def audit_trail(task: ResearchTask, limit: int = AUDIT_LENGTH) -> list[AuditEntry]:
-    """Review decisions and the task's transitions and decisions, oldest first, in two queries."""
-    decisions = (
-        ReviewDecision.objects.filter(task=task).select_related("reviewer").order_by("-at", "-id")[:limit]
-    )
-    events = (
-        Event.objects.filter(
-            task=task, kind__in=[Event.Kind.TRANSITION, Event.Kind.DECISION, Event.Kind.ERROR]
-        )
-        .select_related("actor")
-        .order_by("-id")[:limit]
-    )
-    entries = [
-        AuditEntry(
-            at=d.at,
-            who=d.reviewer.get_username() if d.reviewer else "—",
-            what="review",
-            stage=d.object_type,
-            message=(
-                f"{d.decision.replace('_', ' ')} {d.object_type} {d.object_id} (saw version {d.version_seen})"
-                + (f": {d.note}" if d.note else "")
-            ),
-        )
-        for d in decisions
-    ]
-    entries += [
-        AuditEntry(
-            at=e.at,
-            who=e.actor.get_username() if e.actor else "system",
-            what=e.kind,
-            stage=e.stage,
-            message=e.message,
-        )
-        for e in events
-    ]
-    return sorted(entries, key=lambda entry: entry.at)[-limit:]
-
-
-@dataclass(frozen=True)
-class ReviewQueue:
-    plans: list[ResearchTask]
-    evidence: list[ResearchTask]
-    reports: list[ResearchTask]
-    waiting: dict[str, int]  # status → how many tasks wait there, shown or not
-
-    @property
-    def total(self) -> int:
-        return sum(self.waiting.values())
-
-    @property
-    def plans_waiting(self) -> int:
-        return self.waiting[ResearchTask.Status.AWAITING_PLAN_REVIEW]
-
-    @property
-    def evidence_waiting(self) -> int:
-        return self.waiting[ResearchTask.Status.AWAITING_EVIDENCE_REVIEW]
-
-    @property
-    def reports_waiting(self) -> int:
-        return self.waiting[ResearchTask.Status.AWAITING_REPORT_REVIEW]
-
-
-QUEUE_LENGTH = 25  # per gate: the oldest waits first; the rest are counted, not listed
-
-
-def review_queue_for(user) -> ReviewQueue:
-    """The tasks waiting for an analyst, oldest wait first, grouped by gate (four queries)."""
-    Status = ResearchTask.Status
-    awaiting = ResearchTask.objects.visible_to(user).filter(status__in=ResearchTask.AWAITING)
-    waiting = awaiting.aggregate(
-        **{status: Count("pk", filter=Q(status=status)) for status in ResearchTask.AWAITING}
-    )
-    groups = {
-        status: list(
-            selectors.with_counts(awaiting.filter(status=status).select_related("owner")).order_by(
-                "updated_at", "id"
-            )[:QUEUE_LENGTH]
-        )
-        for status in ResearchTask.AWAITING
-    }
-    return ReviewQueue(
-        plans=groups[Status.AWAITING_PLAN_REVIEW],
-        evidence=groups[Status.AWAITING_EVIDENCE_REVIEW],
-        reports=groups[Status.AWAITING_REPORT_REVIEW],
-        waiting=waiting,
     )

@@ -2,17 +2,21 @@
 
 The research service and the ReviewDecision row share one transaction, so a decision that did not
 happen (a stale version, a plan someone else approved) leaves no audit row, and an audit row
-never lacks its decision.
+never lacks its decision. A decision on an item another analyst has claimed is refused
+(``reviews.claims``); deciding an item ends the claims on it (editing a plan does not).
 """
 
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.db.models import Max
 
-from researchapp.models import Finding, Plan, ReportDraft, StaleState
+from researchapp.models import Event, Finding, Plan, ReportDraft, StaleState
 from researchapp.permissions import is_analyst
 from researchapp.services import evidence_gate, plan_gate, report_gate
+from reviews import claims
+from reviews.claims import Item
 from reviews.models import ReviewDecision
 
 PLAN_DECISIONS = ("edit", "approve", "reject")
@@ -40,9 +44,24 @@ OBJECT_TYPES = {
 }
 
 
-def _record(decided: Finding | Plan | ReportDraft, *, reviewer, decision: str, note: str, version_seen: int):
-    """The audit row of one decision on ``decided`` (a finding, a plan or a report draft)."""
-    return ReviewDecision.objects.create(
+def _before_deciding(item: Item, reviewer) -> int:
+    """Refuse if another analyst holds ``item``; the id after which this decision's events will come."""
+    claims.refuse_if_claimed_by_another(analyst=reviewer, item=item)
+    return Event.objects.filter(task=item.task).aggregate(last=Max("id"))["last"] or 0
+
+
+def _record(
+    decided: Finding | Plan | ReportDraft,
+    *,
+    reviewer,
+    decision: str,
+    note: str,
+    version_seen: int,
+    since: int,
+):
+    """The audit row of one decision on ``decided`` (a finding, a plan or a report draft), linked to
+    the events the research services wrote for it (the reviewer's events after ``since``)."""
+    record = ReviewDecision.objects.create(
         task_id=decided.task_id,
         reviewer=reviewer,
         object_type=OBJECT_TYPES[type(decided)],
@@ -51,6 +70,9 @@ def _record(decided: Finding | Plan | ReportDraft, *, reviewer, decision: str, n
         note=note.strip(),
         version_seen=version_seen,
     )
+    events = Event.objects.filter(task_id=decided.task_id, id__gt=since, actor=reviewer)
+    record.events.add(*events.values_list("id", flat=True))
+    return record
 
 
 def decide_finding(
@@ -58,7 +80,9 @@ def decide_finding(
 ) -> ReviewDecision:
     """Resolve one item, or drop one of its citations; ``StaleState`` if another analyst was first."""
     _require_analyst(reviewer)
+    item = Item.of_finding(finding)
     with transaction.atomic():
+        since = _before_deciding(item, reviewer)
         if decision == evidence_gate.CITATION_DECISION:
             finding = evidence_gate.citation_drop(
                 finding=finding, actor=reviewer, evidence_id=evidence_id, version_seen=version_seen, note=note
@@ -68,7 +92,10 @@ def decide_finding(
             finding = evidence_gate.finding_resolve(
                 finding=finding, actor=reviewer, decision=decision, version_seen=version_seen, note=note
             )
-        return _record(finding, reviewer=reviewer, decision=decision, note=note, version_seen=version_seen)
+        claims.claims_end(item)
+        return _record(
+            finding, reviewer=reviewer, decision=decision, note=note, version_seen=version_seen, since=since
+        )
 
 
 def decide_plan(
@@ -91,7 +118,9 @@ def decide_plan(
     _refuse_unknown_or_stale(
         "plan", decision, PLAN_DECISIONS, version=plan.version, version_seen=version_seen
     )
+    item = Item(task=plan.task, object_type=ReviewDecision.ObjectType.PLAN)
     with transaction.atomic():
+        since = _before_deciding(item, reviewer)
         if edits is not None:
             plan = plan_gate.plan_update(plan=plan, actor=reviewer, subquestions=edits)
         elif decision == "edit":
@@ -100,7 +129,11 @@ def decide_plan(
             plan_gate.plan_approve(plan=plan, actor=reviewer, note=note.strip())
         elif decision == "reject":
             plan_gate.plan_reject(plan=plan, actor=reviewer, feedback=note)
-        return _record(plan, reviewer=reviewer, decision=decision, note=note, version_seen=version_seen)
+        if decision != "edit":
+            claims.claims_end(item)
+        return _record(
+            plan, reviewer=reviewer, decision=decision, note=note, version_seen=version_seen, since=since
+        )
 
 
 def decide_report(
@@ -118,7 +151,9 @@ def decide_report(
     _refuse_unknown_or_stale(
         "report", decision, REPORT_DECISIONS, version=draft.version, version_seen=version_seen
     )
+    item = Item(task=draft.task, object_type=ReviewDecision.ObjectType.REPORT)
     with transaction.atomic():
+        since = _before_deciding(item, reviewer)
         if decision == "approve":
             draft = report_gate.report_approve(draft=draft, actor=reviewer, note=note.strip())
         else:
@@ -131,4 +166,7 @@ def decide_report(
                     *(f"{c['anchor']} “{c['sentence']}”: {c['comment']}" for c in sentence_comments or []),
                 ]
             )
-        return _record(draft, reviewer=reviewer, decision=decision, note=note, version_seen=version_seen)
+        claims.claims_end(item)
+        return _record(
+            draft, reviewer=reviewer, decision=decision, note=note, version_seen=version_seen, since=since
+        )

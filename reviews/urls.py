@@ -1,10 +1,17 @@
 from django.urls import path
 
-from reviews import views
+from reviews import desk_views, views
 
 urlpatterns = [
-    path("reviews/", views.review_queue, name="review_queue"),
-    path("reviews/tasks/<int:task_id>/audit/", views.task_audit, name="task_audit"),
+    path("login/", desk_views.DeskLoginView.as_view(), name="login"),
+    path("reviews/", desk_views.review_queue, name="review_queue"),
+    path("reviews/claim/", desk_views.claim, name="review_claim"),
+    path("reviews/audit/", desk_views.desk_audit, name="desk_audit"),
+    path("reviews/audit.csv", desk_views.desk_audit_csv, name="desk_audit_csv"),
+    path("reviews/tasks/<int:task_id>/audit/", desk_views.task_audit, name="task_audit"),
+    path("reviews/tasks/<int:task_id>/audit.csv", desk_views.task_audit_csv, name="task_audit_csv"),
+    path("preferences/", desk_views.preferences_page, name="preferences"),
+    path("preferences/language/", desk_views.language_switch, name="language_switch"),
     path("tasks/<int:task_id>/plan/", views.plan_review, name="plan_review"),
     path("tasks/<int:task_id>/evidence/", views.evidence_review, name="evidence_review"),
     path("tasks/<int:task_id>/report/", views.report_view, name="report_view"),

@@ -1,4 +1,4 @@
-"""The review side's pages: the three gates (plan, evidence, report), the queue and the audit trail.
+"""The review side's pages: the three gates (plan, evidence, report); the queue and audit are desk_views.
 
 Views parse the request, authorise, call one service or selector and render. After an HTMX POST
 the page's fragment is rendered again from fresh data, so what the analyst sees is what is
@@ -15,7 +15,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.middleware import HtmxDetails
 
@@ -26,7 +26,6 @@ from researchapp.permissions import is_analyst
 from reviews import selectors as review_selectors
 from reviews import services
 from reviews.forms import FindingDecisionForm, PlanEditForm, PlanRejectForm, PlanRow, ReportDecisionForm
-from reviews.selectors import audit_trail, review_queue_for
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -253,21 +252,3 @@ def _decide_report(request: HttpRequest, task: ResearchTask) -> None:
         else f"Report v{draft.version} sent back; the writer is revising it"
         + (f" ({len(anchored)} comment(s) on sentences)." if anchored else "."),
     )
-
-
-# --- queue and audit ------------------------------------------------------------------------------
-
-
-@login_required
-@require_GET
-def review_queue(request: HttpRequest) -> HttpResponse:
-    if not is_analyst(request.user):
-        raise PermissionDenied("The review queue is for analysts.")
-    return render(request, "review_queue.html", {"queue": review_queue_for(request.user)})
-
-
-@login_required
-@require_GET
-def task_audit(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = selectors.visible_task(task_id, request.user)
-    return render(request, "audit.html", {"task": task, "entries": audit_trail(task)})

@@ -2,52 +2,22 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
 from django.core.management import call_command
-from django.db import connections
 
 from researchapp.models import ResearchTask
+from tests.browser import WAIT_MS, chromium_page, log_in
 from tests.factories import PASSWORD, evidence_review_task, report_review_task
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-WAIT_MS = 90_000
-
 
 @pytest.fixture
 def page(live_server):
-    from playwright.sync_api import sync_playwright
-
-    if not shutil.which("chromium"):
-        pytest.fail("chromium is not installed: .ci/run installs it (apt-get install chromium)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(accept_downloads=True, base_url=live_server.url)
-        page = context.new_page()
-        page.set_default_timeout(WAIT_MS)
-        errors: list[str] = []
-        page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-        page.errors = errors
+    with chromium_page(live_server.url, accept_downloads=True) as page:
         yield page
-        browser.close()
-        # While Playwright's sync API runs, the test body sees its own contextvars, hence its own
-        # database connection, which pytest-django's teardown (outside this block) never closes: it
-        # would keep the test database from being dropped at the end of the session.
-        connections.close_all()
 
 
 def wait_for_status(page, status: str) -> None:
@@ -144,14 +114,6 @@ for (const name of ["htmx:targetError", "htmx:swapError", "htmx:responseError", 
   document.addEventListener(name, () => window.htmxErrors.push(name));
 }
 """
-
-
-def log_in(page, username: str) -> None:
-    page.goto("/login/")
-    page.get_by_test_id("login-username").fill(username)
-    page.get_by_test_id("login-password").fill(PASSWORD)
-    page.get_by_test_id("login-submit").click()
-    page.wait_for_selector('[data-testid="nav-user"]')
 
 
 def open_in_panel(page, link, evidence) -> None:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
 from researchapp.models import Event, ResearchTask
+from reviews.models import Claim
 from tests.factories import (
     TaskFactory,
     evidence_review_task,
@@ -26,6 +31,7 @@ Status = ResearchTask.Status
 
 
 def queries_for(client: Client, url: str) -> int:
+    cache.clear()  # measured cold: the navigation's cached queue counts are counted too
     with CaptureQueriesContext(connection) as captured:
         assert client.get(url).status_code == 200
     return len(captured)
@@ -64,31 +70,47 @@ def _count(client: Client, url: str) -> int:
     return len(captured)
 
 
-def test_it_builds_the_review_queue_in_constant_queries(analyst, researcher):
+def test_it_builds_every_review_queue_in_constant_queries(analyst, researcher):
+    # given one item in each queue
     client = client_for(analyst)
     evidence_review_task(researcher)
-    one = queries_for(client, reverse("review_queue"))
-    for i in range(3):
-        evidence_review_task(researcher)
+    report_review_task(researcher)
+    plan_review_task(researcher)
+    urls = [f"{reverse('review_queue')}?queue={name}" for name in ("plans", "conflicts", "gaps", "reports")]
+    one = [queries_for(client, url) for url in urls]
+
+    # when many more items wait, some of them claimed
+    for i in range(4):
+        scenario = evidence_review_task(researcher, extra_conflicts=2)
+        Claim.objects.create(
+            task=scenario.task,
+            object_type="finding",
+            finding=scenario.conflict,
+            analyst=analyst,
+            expires_at=timezone.now() + timedelta(minutes=5),
+        )
         report_review_task(researcher)
         plan_review_task(researcher, question=f"q{i}")
-    response = client.get(reverse("review_queue"))
-    assert response.content.decode().count('data-testid="queue-item"') == 10
-    assert queries_for(client, reverse("review_queue")) == one
+
+    # then every queue lists them all in as many queries as before
+    conflicts = client.get(urls[1]).content.decode()
+    assert conflicts.count('data-testid="queue-item"') == 1 + 4 * 3
+    assert [queries_for(client, url) for url in urls] == one
 
 
-def test_the_review_queue_lists_the_oldest_waits_per_gate_and_counts_the_rest(client, analyst, monkeypatch):
-    # given more tasks waiting at one gate than the queue lists
-    monkeypatch.setattr("reviews.selectors.QUEUE_LENGTH", 3)
+def test_a_queue_lists_the_oldest_waits_first_a_page_at_a_time(client, analyst, monkeypatch):
+    # given more tasks waiting at one gate than a page lists
+    monkeypatch.setattr("reviews.queues.QUEUE_LENGTH", 3)
     tasks = [TaskFactory(status=Status.AWAITING_PLAN_REVIEW) for _ in range(5)]
     client.force_login(analyst)
-    response = client.get("/reviews/")
+    response = client.get("/reviews/?queue=plans")
 
     # then the oldest three are listed, and all five are counted
     body = response.content.decode()
     listed = [t.pk for t in tasks if f'data-task-id="{t.pk}"' in body]
     assert listed == [t.pk for t in tasks[:3]]
-    assert "Plans to approve (5)" in body and "The oldest 3 of 5 are shown." in body
+    assert 'data-testid="nav-queue-count"' in body and "Page 1 of 2" in body
+    assert '<span class="muted">(5)</span>' in body
 
 
 def test_the_task_list_pages_through_tasks_newest_first(client, analyst, monkeypatch):

@@ -64,6 +64,7 @@ TASK_GETS = [
     "report_view",
     "evidence_context",
     "task_audit",
+    "task_audit_csv",
     "export_markdown",
     "export_pdf",
 ]

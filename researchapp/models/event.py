@@ -13,6 +13,7 @@ class Event(models.Model):
         WARNING = "warning"
         ERROR = "error"
         DECISION = "decision"
+        EXPORT = "export"  # someone downloaded the approved report
 
     task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="events")
     stage = models.CharField(max_length=32, blank=True)

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from researchapp.models import Gate, Plan, ResearchTask, StaleState, SubQuestion
+from researchapp.services.audit import plan_diff, stored_plan_lines
 from researchapp.services.dispatch import Job, enqueue
 from researchapp.services.rounds import enqueue_collection
 
@@ -45,6 +46,7 @@ def plan_update(*, plan: Plan, actor, subquestions: list[SubQuestionEdit]) -> Pl
     with transaction.atomic():
         plan = locked_draft(plan)
         existing = {sq.pk: sq for sq in plan.subquestions.all()}
+        before = stored_plan_lines(plan)
         keep_ids = {edit.id for edit in subquestions if edit.id in existing}
         SubQuestion.objects.filter(plan=plan).exclude(pk__in=keep_ids).delete()
         for order, edit in enumerate(subquestions):
@@ -63,6 +65,7 @@ def plan_update(*, plan: Plan, actor, subquestions: list[SubQuestionEdit]) -> Pl
             kind="decision",
             actor=actor,
             message=f"Plan v{plan.version} edited: {len(subquestions)} sub-questions.",
+            data={"diff": plan_diff(before, stored_plan_lines(plan))},
         )
     return plan
 

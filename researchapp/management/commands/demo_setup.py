@@ -22,6 +22,7 @@ class Command(BaseCommand):
             user, created = User.objects.get_or_create(username=username)
             if created:
                 user.set_password(DEMO_PASSWORD)
+                user.email = f"{username}@localhost"  # notifications show on the worker's console
                 user.save()
             user.groups.add(*(groups[r] for r in roles))
         report = corpus_import(

@@ -1,0 +1,135 @@
+"""axe-core in Chromium on every page, in both languages; the task list and the navigation at 390 px.
+
+axe's JavaScript comes from the ``axe-playwright-python`` package (installed by ``make install``). A
+serious or critical violation on any page fails the test: the desk's own pages (layout, task list,
+queues, audit, preferences, errors, login) and the gate pages (task, plan, evidence, report, a quote
+in its source), with the side panel and the person's menu open as well.
+"""
+
+from __future__ import annotations
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from django.urls import reverse
+
+from researchapp.models import ResearchTask
+from reviews import services
+from tests.browser import chromium_page, log_in
+from tests.factories import (
+    evidence_review_task,
+    plan_review_task,
+    report_review_task,
+    researcher_persona,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+SEVERE = {"serious", "critical"}
+
+
+def severe_violations(page) -> dict[str, list[str]]:
+    """axe's serious and critical violations on the page: rule id → the offending elements."""
+    results = Axe().run(page)
+    assert results.response["passes"], "axe ran no rule"
+    return {
+        violation["id"]: [node["target"] for node in violation["nodes"]][:5]
+        for violation in results.response["violations"]
+        if violation["impact"] in SEVERE
+    }
+
+
+@pytest.fixture
+def desk(researcher, analyst):
+    """A task at each gate, and a few decisions for the audit to show."""
+    plan, evidence, report = (
+        plan_review_task(researcher),
+        evidence_review_task(researcher),
+        report_review_task(researcher),
+    )
+    services.decide_finding(finding=evidence.conflict, reviewer=analyst, decision="disputed", version_seen=1)
+    return {"plan": plan, "evidence": evidence, "report": report}
+
+
+def analyst_pages(desk) -> dict[str, str]:
+    evidence, task = desk["evidence"], desk["evidence"].task.pk
+    pages = {
+        "task_list": "/",
+        "task_detail": reverse("task_detail", args=[task]),
+        "plan_review": reverse("plan_review", args=[desk["plan"].task.pk]),
+        "evidence_review": reverse("evidence_review", args=[task]),
+        "report_view": reverse("report_view", args=[desk["report"].task.pk]),
+        "evidence_context": reverse("evidence_context", args=[evidence.evidence[0].pk]),
+        "task_audit": reverse("task_audit", args=[task]),
+        "desk_audit": reverse("desk_audit"),
+        "preferences": reverse("preferences"),
+        "not_found": "/tasks/999999/",
+    }
+    for queue in ("plans", "conflicts", "gaps", "reports"):
+        pages[f"queue_{queue}"] = f"{reverse('review_queue')}?queue={queue}"
+    return pages
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_no_page_has_a_serious_or_critical_axe_violation(live_server, analyst, researcher, desk, language):
+    found: dict[str, dict[str, list[str]]] = {}
+    cookies = [{"name": "django_language", "value": language, "url": live_server.url}]
+    with chromium_page(live_server.url) as page:
+        page.context.add_cookies(cookies)
+        page.goto("/login/")
+        found["login"] = severe_violations(page)
+        log_in(page, analyst.username)
+        for name, url in analyst_pages(desk).items():
+            page.goto(url)
+            assert page.locator("html").get_attribute("lang") == language
+            found[name] = severe_violations(page)
+        page.goto("/")
+        page.get_by_test_id("nav-user").click()
+        found["task_list with the menu open"] = severe_violations(page)
+        page.goto(reverse("evidence_review", args=[desk["evidence"].task.pk]))
+        page.get_by_test_id("evidence-link").first.click()
+        page.wait_for_selector('#side-panel [data-testid="evidence-context"]')
+        found["evidence_review with the side panel open"] = severe_violations(page)
+        page.context.clear_cookies()
+        page.context.add_cookies(cookies)
+        log_in(page, researcher.username)
+        page.goto(reverse("review_queue"))
+        found["forbidden"] = severe_violations(page)
+    for name, violations in found.items():
+        print(f"{language} {name}: {violations or 'none'}")
+    assert {name: violations for name, violations in found.items() if violations} == {}
+
+
+def test_the_task_list_fits_a_390_px_screen_and_the_navigation_two_lines(live_server, analyst, tmp_path):
+    # given a desk of tasks with long questions, one of them a single unbroken word
+    owner = researcher_persona("a_researcher_with_a_long_name")
+    for i in range(6):
+        evidence_review_task(owner, question=f"How busy is the Harbor City tram on weekday {i}? " * 4)
+    evidence_review_task(owner, question="Supercalifragilistic" * 12)
+
+    with chromium_page(live_server.url, viewport={"width": 390, "height": 844}) as page:
+        log_in(page, analyst.username)
+        task = ResearchTask.objects.first().pk
+        for url in (
+            "/",
+            f"{reverse('review_queue')}?queue=conflicts",
+            reverse("task_audit", args=[task]),
+            "/preferences/",
+        ):
+            page.goto(url)
+            page.screenshot(
+                path=str(tmp_path / f"390px-{url.strip('/').replace('/', '-') or 'tasks'}.png"),
+                full_page=True,
+            )
+            # then nothing is wider than the screen
+            widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            assert widths[0] <= widths[1], f"{url} scrolls sideways: {widths}"
+        # and the navigation's items sit on at most two lines
+        page.goto("/")
+        tops = page.evaluate(
+            "[...document.querySelectorAll('.nav > *')].map(e => e.getBoundingClientRect())"
+            ".filter(box => box.width > 0 && box.height > 0).map(box => Math.round(box.top))"
+        )
+        lines = [
+            top for i, top in enumerate(sorted(set(tops))) if i == 0 or top - sorted(set(tops))[i - 1] > 12
+        ]
+        assert len(lines) <= 2, tops
+        assert page.get_by_test_id("task-row").first.is_visible()
