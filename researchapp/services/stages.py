@@ -18,7 +18,12 @@ from researchapp.services.dispatch import Job, enqueue
 from researchapp.services.evidence_gate import evidence_gate
 from researchapp.services.plan_gate import plan_approve
 from researchapp.services.report_gate import report_approve
-from researchapp.services.rounds import auto_followup_applies, start_followup_round, thin_subquestions
+from researchapp.services.rounds import (
+    auto_followup_applies,
+    reopen_empty_followups,
+    start_followup_round,
+    thin_subquestions,
+)
 
 log = logging.getLogger(__name__)
 Status = ResearchTask.Status
@@ -205,6 +210,7 @@ def stage_analyse(task: ResearchTask) -> None:
     if task.status != Status.ANALYSING:
         return
     runner.run_analyse(task)
+    reopen_empty_followups(task)
     thin = thin_subquestions(task)
     if thin and task.rounds_left and auto_followup_applies(task):
         start_followup_round(task, thin, stage=Stage.ANALYSING, reason="too little evidence")
