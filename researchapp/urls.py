@@ -5,6 +5,8 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
 from django.views.decorators.http import require_GET
 
+from researchapp.forms import LoginForm
+
 
 @require_GET
 def healthz(request: HttpRequest) -> HttpResponse:
@@ -16,7 +18,11 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
-    path("login/", auth_views.LoginView.as_view(template_name="login.html"), name="login"),
+    path(
+        "login/",
+        auth_views.LoginView.as_view(template_name="login.html", authentication_form=LoginForm),
+        name="login",
+    ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("", include("reviews.urls")),
