@@ -114,11 +114,12 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-# Login throttling (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords for one username, or from
-# one address, further logins are refused with a message for LOGIN_COOLOFF_MINUTES. Then the
-# desk's own backend, which refuses the demo accounts outside the embedded profile.
+# Login throttling (django-axes): LOGIN_FAILURE_LIMIT wrong passwords in a row for one username, or
+# from one address, are answered as usual; the next attempt is refused with a message, and so is every
+# attempt for LOGIN_COOLOFF_MINUTES after it. Then the desk's own backend, which refuses the demo
+# accounts outside the embedded profile.
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "researchapp.auth.DeskBackend"]
-AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1) + 1  # axes refuses the limit-th failure
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per user and per address
 AXES_RESET_ON_SUCCESS = True
