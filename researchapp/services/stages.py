@@ -64,8 +64,14 @@ def record_failure(task_id: int, *, stage: Stage, reason: str) -> None:
         except DatabaseError as error:
             if delay is None or not leases.transient_database_error(error):
                 raise
-            connection.close()
+            drop_broken_connection()
             time.sleep(delay)
+
+
+def drop_broken_connection() -> None:
+    """A connection the error broke must not be reused by the retry (outside a caller's transaction)."""
+    if not connection.in_atomic_block:
+        connection.close_if_unusable_or_obsolete()
 
 
 def run_stage(
@@ -136,7 +142,7 @@ def _run_body(
         if not leases.transient_database_error(error):
             _record_unexpected(task_id, stage, error)
             return
-        connection.close()  # a broken connection must not be reused by the retry
+        drop_broken_connection()
         reason = f"the database is busy ({type(error).__name__}: {str(error).strip()[:200]})"
         if final_attempt:
             raise  # run_stage leaves the lease to expire; the sweeper tries again later
