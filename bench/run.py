@@ -43,6 +43,7 @@ BENCHMARKS: list[tuple[str, str, list[str], int]] = [
     # One standard-task run reports both wall time (4) and token economy (5).
     ("pipeline_time+tokens", "pipeline_time", ["--with-tokens"], 150),
     ("throughput", "throughput", [], 330),
+    ("corpus_import", "corpus_import", [], 90),
 ]
 
 
