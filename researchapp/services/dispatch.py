@@ -57,7 +57,8 @@ def enqueue(job: Job, *args: int) -> None:
         return
     row = StageJob.objects.create(task_id=args[0], kind=job, args=list(args))
     if settings.RESEARCH["RELAY_ON_COMMIT"]:
-        transaction.on_commit(lambda: relay([row.pk]))
+        # robust: what committed stays committed; a relay that fails here is the sweeper's to redo
+        transaction.on_commit(lambda: relay([row.pk]), robust=True)
 
 
 def relay(job_ids: Iterable[int]) -> int:
