@@ -29,6 +29,7 @@ from researchapp.models import (
     ResearchTask,
     Source,
 )
+from researchapp.models.job import DATABASE_BUSY
 
 CONTEXT_CHARS = 600
 FEED_LENGTH = 50
@@ -86,8 +87,9 @@ class Waiting:
     """What a running task waits for, in plain words for its page.
 
     ``what``: "broker" (the job is kept in the outbox until the broker takes it), "database" (a stage
-    is retried after a busy database), "worker" (queued, no worker has taken it), "running" (a
-    worker is on it), or "stalled" (nothing is queued or running: resume it).
+    is retried after a busy database), "retry" (after a provider's transient error), "worker"
+    (queued, no worker has taken it), "running" (a worker is on it), or "stalled" (nothing is
+    queued or running: resume it).
     """
 
     what: str
@@ -109,9 +111,9 @@ def waiting_for(task: ResearchTask) -> Waiting | None:
         return Waiting("broker", unsent[0].created_at, unsent[0].describe(), unsent[0].send_error)
     retrying = [job for job in jobs if job.started_at is None and job.retry_reason]
     if retrying:
-        return Waiting(
-            "database", retrying[0].sent_at or retrying[0].created_at, "", retrying[0].retry_reason
-        )
+        job = retrying[0]
+        what = "database" if job.retry_reason.startswith(DATABASE_BUSY) else "retry"
+        return Waiting(what, job.sent_at or job.created_at, job.describe(), job.retry_reason)
     running = [job for job in jobs if job.started_at is not None]
     if running:
         beat = timezone.localtime(running[0].heartbeat_at).strftime("%H:%M:%S")

@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from researchapp.models import Event, Job, ResearchTask, Stage, StageJob
+from researchapp.providers.base import ProviderError
 from researchapp.selectors import task_detail
 from researchapp.services import leases, stages
 from researchapp.services.dispatch import enqueue
@@ -141,6 +142,19 @@ def test_it_retries_a_stage_that_meets_a_busy_database_instead_of_failing_the_ta
     assert job.started_at is None and job.finished_at is None and "busy" in job.retry_reason
     assert Event.objects.filter(task=task, data__code="database_busy").exists()
     assert task_detail(task.pk, task.owner).waiting.what == "database"
+
+
+def test_it_says_a_provider_retry_is_not_a_database_wait(task, quick_leases):
+    job = job_for(task)
+
+    def rate_limited(task) -> None:
+        raise ProviderError("Tavily answered 429: slow down", retryable=True, code="rate_limited")
+
+    with pytest.raises(stages.TransientStageError):
+        stages.run_stage(task.pk, Stage.PLANNING, rate_limited, final_attempt=False, job_id=job.pk)
+    waiting = task_detail(task.pk, task.owner).waiting
+    assert (waiting.what, waiting.job) == ("retry", "the planning stage")
+    assert "429" in waiting.detail
 
 
 def test_it_leaves_a_stage_still_blocked_at_its_last_try_to_the_sweeper_then_fails_it(task, quick_leases):

@@ -34,6 +34,10 @@ class Job(models.TextChoices):
     WRITE = "write"
 
 
+# How a retry after a busy database starts its reason (``StageJob.retry_reason``), so the task page
+# can tell waiting for the database from waiting to retry a provider.
+DATABASE_BUSY = "the database is busy"
+
 STAGE_OF_JOB = {
     Job.PLAN: Stage.PLANNING,
     Job.COLLECT: Stage.COLLECTING,

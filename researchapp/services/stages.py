@@ -10,6 +10,7 @@ from contextlib import nullcontext
 from django.db import DatabaseError, connection, transaction
 
 from researchapp.models import Event, ResearchTask, Stage, StaleState
+from researchapp.models.job import DATABASE_BUSY
 from researchapp.pipeline import runner
 from researchapp.providers import registry
 from researchapp.providers.base import ProviderError
@@ -96,7 +97,7 @@ def run_stage(
         lease = leases.claim(job_id) if job_id is not None else None
     except DatabaseError as error:
         if leases.transient_database_error(error):
-            raise TransientStageError(f"the database is busy: {error}") from error
+            raise TransientStageError(f"{DATABASE_BUSY}: {error}") from error
         raise
     if job_id is not None and lease is None:
         log.info("job %s of task %s is finished or running elsewhere; nothing to do", job_id, task_id)
@@ -143,7 +144,7 @@ def _run_body(
             _record_unexpected(task_id, stage, error)
             return
         drop_broken_connection()
-        reason = f"the database is busy ({type(error).__name__}: {str(error).strip()[:200]})"
+        reason = f"{DATABASE_BUSY} ({type(error).__name__}: {str(error).strip()[:200]})"
         if final_attempt:
             raise  # run_stage leaves the lease to expire; the sweeper tries again later
         _warn(
