@@ -53,10 +53,11 @@ X_FRAME_OPTIONS = "DENY"
 # Static files (CSS, htmx) are served by the app itself through WhiteNoise, from STATIC_ROOT as
 # `collectstatic` (run when the image is built) left it: compressed, with hashed names cached forever.
 MIDDLEWARE = [*MIDDLEWARE]  # noqa: F405
-MIDDLEWARE.insert(
-    MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
-    "whitenoise.middleware.WhiteNoiseMiddleware",
-)
+if "whitenoise.middleware.WhiteNoiseMiddleware" not in MIDDLEWARE:  # right after SecurityMiddleware
+    MIDDLEWARE.insert(
+        MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
+        "whitenoise.middleware.WhiteNoiseMiddleware",
+    )
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
