@@ -7,4 +7,10 @@ WORKDIR /app
 COPY requirements.txt ./
 RUN pip install --no-cache-dir --require-hashes -r requirements.txt
 COPY . .
+# Static files are collected into the image; WhiteNoise serves them (see settings_production). The
+# variables only let the production settings load: collectstatic connects to nothing.
+ENV STATIC_ROOT=/app/staticfiles
+RUN DJANGO_SETTINGS_MODULE=researchapp.settings_production SECRET_KEY=collectstatic-only \
+    ALLOWED_HOSTS=localhost DATABASE_URL=postgres://build@localhost/build CELERY_BROKER_URL=redis://localhost \
+    python manage.py collectstatic --noinput
 EXPOSE 8000

@@ -62,6 +62,7 @@ BENCHMARKS: list[tuple[str, str, list[str], int]] = [
     ("pipeline_time+tokens", "pipeline_time", ["--with-tokens"], 150),
     ("throughput", "throughput", [], 330),
     ("exports", "exports", [], 90),
+    ("corpus_import", "corpus_import", [], 90),
 ]
 
 

@@ -1,6 +1,16 @@
 from django.contrib import admin
 
-from researchapp.models import Corpus, Event, Evidence, Finding, Plan, ReportDraft, ResearchTask, Source
+from researchapp.models import (
+    Corpus,
+    Event,
+    Evidence,
+    Finding,
+    Plan,
+    ReportDraft,
+    ResearchTask,
+    Source,
+    StageJob,
+)
 
 
 @admin.register(ResearchTask)
@@ -21,6 +31,25 @@ class SourceAdmin(admin.ModelAdmin):
 class EvidenceAdmin(admin.ModelAdmin):
     list_display = ("id", "task", "source", "start", "end", "score")
     readonly_fields = ("quote", "start", "end", "snapshot_sha256")
+
+
+@admin.register(StageJob)
+class StageJobAdmin(admin.ModelAdmin):
+    """The outbox and the leases, for an operator to see what is queued, running or stuck."""
+
+    list_display = (
+        "id",
+        "task",
+        "kind",
+        "args",
+        "sent_at",
+        "started_at",
+        "heartbeat_at",
+        "runs",
+        "finished_at",
+    )
+    list_filter = ("kind",)
+    readonly_fields = [field.name for field in StageJob._meta.fields]
 
 
 admin.site.register([Corpus, Event, Finding, Plan, ReportDraft])

@@ -11,3 +11,6 @@ from django.conf import settings
 
 DEMO_CORPUS_DIR = settings.BASE_DIR / "researchapp" / "demo_corpus"
 DEMO_QUESTION = "Compare the Kestrel sodium-ion home battery and the Osprey LFP home battery"
+# The demo's accounts (password "demo") and their roles; ``auth.DeskBackend`` refuses them outside the
+# embedded profile.
+DEMO_ACCOUNTS = {"researcher": ("researcher",), "analyst": ("researcher", "analyst")}

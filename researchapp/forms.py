@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from django import forms
+from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
+from researchapp.auth import DEMO_REFUSED, is_refused_demo_account
+from researchapp.demo import DEMO_ACCOUNTS
 from researchapp.labels import DEPTH_LABELS
 from researchapp.models import ResearchTask
 from researchapp.services.submission import validate_question
@@ -31,6 +34,17 @@ class SubmitForm(forms.Form):
 
     def clean_question(self) -> str:
         return validate_question(self.cleaned_data.get("question", ""))
+
+
+class LoginForm(AuthenticationForm):
+    """Django's login form, which says plainly why a demo account cannot log in here."""
+
+    def clean(self):
+        if is_refused_demo_account(self.cleaned_data.get("username")):
+            raise forms.ValidationError(
+                DEMO_REFUSED.format(names=", ".join(DEMO_ACCOUNTS)), code="demo_account"
+            )
+        return super().clean()
 
 
 def first_error(form: forms.Form) -> str:

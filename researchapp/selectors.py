@@ -8,6 +8,7 @@ snapshot text of a source is deferred wherever only its title and URL are shown.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
@@ -15,6 +16,7 @@ from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 
 from researchapp.demo import DEMO_QUESTION
 from researchapp.models import (
@@ -27,6 +29,7 @@ from researchapp.models import (
     ResearchTask,
     Source,
 )
+from researchapp.models.job import DATABASE_BUSY
 
 CONTEXT_CHARS = 600
 FEED_LENGTH = 50
@@ -85,6 +88,50 @@ def task_list_for(user, page: str | int | None = 1) -> Page:
     return Paginator(tasks, TASK_LIST_LENGTH).get_page(page)
 
 
+WORKER_COMMAND = "celery -A researchapp worker --loglevel=INFO"
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """What a running task waits for, in plain words for its page.
+
+    ``what``: "broker" (the job is kept in the outbox until the broker takes it), "database" (a stage
+    is retried after a busy database), "retry" (after a provider's transient error), "worker"
+    (queued, no worker has taken it), "running" (a worker is on it), or "stalled" (nothing is
+    queued or running: resume it).
+    """
+
+    what: str
+    since: datetime
+    job: str = ""  # which stage job, as the page names it ("collection for Sub-question 2")
+    detail: str = ""  # the broker's or the database's error, or the last heartbeat
+    worker_hint: bool = False  # waited long enough to ask whether a worker is running
+    command: str = WORKER_COMMAND
+
+
+def waiting_for(task: ResearchTask) -> Waiting | None:
+    if not task.is_running:
+        return None
+    jobs = list(task.jobs.open().order_by("id"))
+    if not jobs:
+        return Waiting("stalled", task.updated_at) if task.is_stalled else None
+    unsent = [job for job in jobs if job.sent_at is None and job.send_error]
+    if unsent:
+        return Waiting("broker", unsent[0].created_at, unsent[0].describe(), unsent[0].send_error)
+    retrying = [job for job in jobs if job.started_at is None and job.retry_reason]
+    if retrying:
+        job = retrying[0]
+        what = "database" if job.retry_reason.startswith(DATABASE_BUSY) else "retry"
+        return Waiting(what, job.sent_at or job.created_at, job.describe(), job.retry_reason)
+    running = [job for job in jobs if job.started_at is not None]
+    if running:
+        beat = timezone.localtime(running[0].heartbeat_at).strftime("%H:%M:%S")
+        return Waiting("running", running[0].started_at, running[0].describe(), f"last heartbeat {beat}")
+    queued = jobs[0].sent_at or jobs[0].created_at
+    hint_after = timedelta(seconds=settings.RESEARCH["WORKER_WAIT_HINT_SECONDS"])
+    return Waiting("worker", queued, jobs[0].describe(), worker_hint=timezone.now() - queued > hint_after)
+
+
 @dataclass(frozen=True)
 class TaskDetail:
     task: ResearchTask
@@ -92,6 +139,13 @@ class TaskDetail:
     draft: ReportDraft | None
     events: list[Event]
     warnings: list[Event]
+    waiting: Waiting | None = None
+
+    @property
+    def can_resume(self) -> bool:
+        return self.task.status == ResearchTask.Status.FAILED or (
+            self.waiting is not None and self.waiting.what == "stalled"
+        )
 
     @property
     def running(self) -> bool:
@@ -152,6 +206,7 @@ def task_detail(task_id: int, user) -> TaskDetail:
         draft=task.drafts.select_related("approved_by").order_by("-version").first(),
         events=events_for(task),
         warnings=list(reversed(warnings)),
+        waiting=waiting_for(task),
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -97,6 +98,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "axes",
     "researchapp",
     "reviews",
 ]
@@ -115,7 +117,21 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Login throttling (django-axes): LOGIN_FAILURE_LIMIT wrong passwords in a row for one username, or
+# from one address, are answered as usual; the next attempt is refused with a message, and so is every
+# attempt for LOGIN_COOLOFF_MINUTES after it. Then the desk's own backend, which refuses the demo
+# accounts outside the embedded profile.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "researchapp.auth.DeskBackend"]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1) + 1  # axes refuses the limit-th failure
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per user and per address
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "login_locked.html"
+AXES_VERBOSE = False
 
 # Every script, style and the htmx library are served by the app, so nothing else is needed.
 SECURE_CSP = {
@@ -157,6 +173,11 @@ DATABASES = {
         os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"), conn_max_age=0
     )
 }
+# A statement waits at most this long for a lock, then fails with "lock not available", which the
+# stages retry with backoff (services/leases.py): a stage never hangs on a lock with no word said.
+DB_LOCK_TIMEOUT_MS = env_int("DB_LOCK_TIMEOUT_MS", 10_000, minimum=0)
+if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    DATABASES["default"].setdefault("OPTIONS", {})["options"] = f"-c lock_timeout={DB_LOCK_TIMEOUT_MS}"
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # WAL and IMMEDIATE transactions let the web server and the worker write without
     # "database is locked" errors.
@@ -174,6 +195,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
 LANGUAGE_CODE = "en"
@@ -248,9 +271,17 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "store_processed": False,
     }
 elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
-    # A message taken by a worker that dies unacknowledged goes back to the queue after this long.
     CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1)
+        # A message taken by a worker that dies unacknowledged goes back to the queue after this long.
+        # It must outlast the longest stage (or a healthy run is delivered twice), so it is long; the
+        # stage leases (RESEARCH_LEASE_SECONDS) are what bring a dead worker's stage back promptly.
+        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1),
+        # Publishing to a broker that is down fails at once (the job stays in the outbox for the
+        # sweeper) rather than holding a web request for seconds of reconnects.
+        "max_retries": 1,
+        "interval_start": 0,
+        "interval_step": 0.2,
+        "socket_connect_timeout": 5,
     }
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_BACKEND = None
@@ -300,6 +331,33 @@ RESEARCH = {
     "FETCH_MAX_REDIRECTS": env_int("FETCH_MAX_REDIRECTS", 5, minimum=0),
     "FETCH_ALLOWED_HOSTS": frozenset(env_list("FETCH_ALLOWED_HOSTS")),
     "REDIS_URL": os.environ.get("REDIS_URL", ""),
+    # Durability (services/leases.py, services/sweeper.py): a running stage beats a heartbeat every
+    # HEARTBEAT_SECONDS; one silent for LEASE_SECONDS is presumed dead and sent again by the sweeper
+    # (every SWEEP_SECONDS), at most MAX_STAGE_RESTARTS times before the task fails with the reason.
+    "HEARTBEAT_SECONDS": env_positive_float("RESEARCH_HEARTBEAT_SECONDS", 15.0),
+    "LEASE_SECONDS": env_positive_float("RESEARCH_LEASE_SECONDS", 120.0),
+    "SWEEP_SECONDS": env_positive_float("RESEARCH_SWEEP_SECONDS", 30.0),
+    "MAX_STAGE_RESTARTS": env_int("RESEARCH_MAX_STAGE_RESTARTS", 3, minimum=0),
+    # A job the broker took but no worker started for this long is sent again (a lost message).
+    "RESEND_UNSTARTED_SECONDS": env_positive_float("RESEARCH_RESEND_UNSTARTED_SECONDS", 300.0),
+    # The task page asks "is a worker running?" once a job has waited this long.
+    "WORKER_WAIT_HINT_SECONDS": env_positive_float("RESEARCH_WORKER_WAIT_HINT_SECONDS", 10.0),
+    # Send a job as soon as its transaction commits; false leaves every send to the sweeper's relay.
+    "RELAY_ON_COMMIT": env_bool("RESEARCH_RELAY_ON_COMMIT", True),
+}
+if RESEARCH["HEARTBEAT_SECONDS"] * 2 > RESEARCH["LEASE_SECONDS"]:
+    raise ImproperlyConfigured(
+        "RESEARCH_LEASE_SECONDS must be at least twice RESEARCH_HEARTBEAT_SECONDS, "
+        "or a live worker's lease could expire between two heartbeats."
+    )
+# `celery -A researchapp beat` (production) sends the sweep; the embedded devserver runs it itself.
+# A sweep not picked up within its own interval is dropped: the next one does the same work.
+CELERY_BEAT_SCHEDULE = {
+    "sweep": {
+        "task": "researchapp.tasks.sweep_task",
+        "schedule": RESEARCH["SWEEP_SECONDS"],
+        "options": {"expires": RESEARCH["SWEEP_SECONDS"]},
+    }
 }
 
 LOGGING = {

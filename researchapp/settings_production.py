@@ -19,6 +19,10 @@ def required(name: str) -> str:
 
 
 SECRET_KEY = required("SECRET_KEY")
+# No silent fallback to the embedded profile's SQLite file and filesystem broker: in production they
+# would split one desk across containers (and keep the demo database, accounts and all).
+required("DATABASE_URL")
+required("CELERY_BROKER_URL")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS")
 if not ALLOWED_HOSTS:
     raise ImproperlyConfigured("ALLOWED_HOSTS must be set in the production profile.")
@@ -38,6 +42,9 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # noqa: F405
 MAILERS = {"default": mailer_from_environment("smtp")}
 
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+# The health check is asked over plain HTTP from inside the container (and by load balancers):
+# redirecting it to https would keep the web service "unhealthy" forever.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
@@ -46,7 +53,15 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+# Static files (CSS, htmx) are served by the app itself through WhiteNoise, from STATIC_ROOT as
+# `collectstatic` (run when the image is built) left it: compressed, with hashed names cached forever.
+MIDDLEWARE = [*MIDDLEWARE]  # noqa: F405
+if "whitenoise.middleware.WhiteNoiseMiddleware" not in MIDDLEWARE:  # right after SecurityMiddleware
+    MIDDLEWARE.insert(
+        MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
+        "whitenoise.middleware.WhiteNoiseMiddleware",
+    )
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.ManifestStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }

@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from researchapp import selectors
-from researchapp.forms import first_error
+from researchapp.forms import LoginForm, first_error
 from researchapp.models import Finding, ResearchTask, StaleState
 from researchapp.permissions import is_analyst
 from reviews import audit, claims, preferences
@@ -163,6 +163,7 @@ class DeskLoginView(LoginView):
     """Django's login, which then writes the person's language and time zone into their cookies."""
 
     template_name = "login.html"
+    authentication_form = LoginForm  # says plainly why a demo account cannot log in here
 
     def form_valid(self, form) -> HttpResponse:
         response = super().form_valid(form)

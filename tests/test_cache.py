@@ -8,8 +8,10 @@ from datetime import date
 import pytest
 
 from researchapp.providers import cache as cache_module
+from researchapp.providers import registry
 from researchapp.providers.base import Document, Hit, ProviderError
 from researchapp.providers.cache import CACHE_SCHEMA, CachedFetcher, CachedSearch, ProviderCache
+from tests.stubs.tavily_api import StubTavily, tavily_result
 
 
 class DictCache:
@@ -196,3 +198,38 @@ def test_it_caches_search_results_but_not_empty_ones(cache):
         assert search.search("nothing", max_results=5) == []
     assert inner.queries == ["lagoon", "nothing", "nothing"]
     assert search.name == "tavily"
+
+
+def test_it_never_answers_a_search_with_results_cached_from_another_endpoint(settings):
+    # given results cached from one Tavily endpoint
+    old = StubTavily({"lagoon": [tavily_result("https://old.example.org/a", "Old", "old host")]})
+    new = StubTavily({"lagoon": [tavily_result("https://new.example.org/a", "New", "new host")]})
+    with old, new:
+        settings.RESEARCH = {
+            **settings.RESEARCH,
+            "TAVILY_API_KEY": "tvly-k",
+            "TAVILY_API_BASE_URL": old.base_url,
+        }
+        first = registry.web_search("tavily", depth="quick", recency_days=None).search(
+            "lagoon", max_results=5
+        )
+
+        # when the endpoint changes and the same query is asked
+        settings.RESEARCH = {**settings.RESEARCH, "TAVILY_API_BASE_URL": new.base_url}
+        second = registry.web_search("tavily", depth="quick", recency_days=None).search(
+            "lagoon", max_results=5
+        )
+
+    # then the new endpoint answers, not the cache of the old one
+    assert [hit.url for hit in first] == ["https://old.example.org/a"]
+    assert [hit.url for hit in second] == ["https://new.example.org/a"]
+    assert len(new.searches) == 1
+
+
+def test_it_keys_a_cached_page_by_what_it_depends_on(cache):
+    fetcher = CachedFetcher(CountingFetcher(DOCUMENT), cache, variant="max 100")
+    fetcher.fetch(DOCUMENT.url)
+    other = CountingFetcher(DOCUMENT)
+    CachedFetcher(other, cache, variant="max 200").fetch(DOCUMENT.url)
+    assert other.calls == 1  # a changed size limit (or extractor version) is a miss
+    assert cache.document_key(DOCUMENT.url, "max 100") != cache.document_key(DOCUMENT.url, "max 200")

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,3 +53,32 @@ def test_it_never_creates_demo_accounts_in_production():
     result = manage("demo_setup", SECRET_KEY="s" * 60, ALLOWED_HOSTS="desk.example.org")
     assert result.returncode != 0
     assert "only in the embedded profile" in result.stderr
+
+
+def compose_command() -> list[str] | None:
+    """`docker compose` where the CLI has the plugin, else Debian's docker-compose (v1); no engine needed."""
+    plugin = shutil.which("docker") and subprocess.run(
+        ["docker", "compose", "version"], capture_output=True, timeout=30
+    )
+    if plugin and plugin.returncode == 0:
+        return ["docker", "compose"]
+    return ["docker-compose"] if shutil.which("docker-compose") else None
+
+
+def test_it_ships_a_docker_compose_file_the_compose_cli_accepts():
+    command = compose_command()
+    if command is None:
+        pytest.skip("no docker compose CLI here (.ci/run installs one)")
+    result = subprocess.run(
+        [*command, "-f", "docker-compose.yml", "config"],
+        cwd=ROOT,
+        env={**os.environ, "SECRET_KEY": "compose-config-check"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    # the services production needs, the sweeper's beat among them, and a health check that can pass
+    for service in ("web:", "worker:", "beat:", "postgres:", "redis:"):
+        assert service in result.stdout
+    assert "researchapp.settings_production" in result.stdout and "/healthz" in result.stdout

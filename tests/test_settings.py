@@ -49,11 +49,35 @@ def test_it_creates_no_folder_or_file_when_the_settings_are_imported(tmp_path):
         RESEARCH_VAR_DIR=str(var_dir),
         SECRET_KEY="s" * 60,
         ALLOWED_HOSTS="desk.example.org",
+        DATABASE_URL="postgres://desk@db.example.org/desk",
+        CELERY_BROKER_URL="redis://broker.example.org:6379/0",
     )
 
     # then they load, and nothing was created
     assert result.returncode == 0, result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("missing", ["DATABASE_URL", "CELERY_BROKER_URL"])
+def test_it_refuses_to_fall_back_to_the_embedded_database_or_broker_in_production(missing):
+    # given the production profile with everything set but one of its services
+    services = {
+        "DATABASE_URL": "postgres://desk@db.example.org/desk",
+        "CELERY_BROKER_URL": "redis://broker.example.org:6379/0",
+    }
+    del services[missing]
+
+    # when its settings are loaded
+    result = run_python(
+        "import researchapp.settings_production",
+        SECRET_KEY="s" * 60,
+        ALLOWED_HOSTS="desk.example.org",
+        **services,
+    )
+
+    # then they refuse, naming what is missing (no SQLite file, no filesystem broker, no demo accounts)
+    assert result.returncode != 0
+    assert f"{missing} must be set in the production profile" in result.stderr
 
 
 def test_it_makes_the_embedded_profile_folders_when_django_starts(tmp_path):

@@ -1,6 +1,7 @@
 from researchapp.models.event import Event, LLMCall
 from researchapp.models.evidence import Evidence
 from researchapp.models.finding import Finding, FindingEvidence
+from researchapp.models.job import Job, StageJob
 from researchapp.models.plan import Plan, SubQuestion
 from researchapp.models.report import ReportDraft
 from researchapp.models.source import Corpus, CorpusDocument, Source
@@ -16,12 +17,14 @@ __all__ = [
     "FindingEvidence",
     "Gate",
     "IllegalTransition",
+    "Job",
     "LLMCall",
     "Plan",
     "ReportDraft",
     "ResearchTask",
     "Source",
     "Stage",
+    "StageJob",
     "StaleState",
     "SubQuestion",
 ]

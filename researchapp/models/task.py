@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -84,6 +85,7 @@ class ResearchTask(StatusMachine):
         {Status.AWAITING_PLAN_REVIEW, Status.AWAITING_EVIDENCE_REVIEW, Status.AWAITING_REPORT_REVIEW}
     )
     FINISHED = frozenset({Status.APPROVED, Status.CANCELLED})
+    STALL_GRACE_SECONDS = 60
 
     question = models.TextField()
     owner = models.ForeignKey(
@@ -127,6 +129,20 @@ class ResearchTask(StatusMachine):
     @property
     def is_running(self) -> bool:
         return self.status in self.RUNNING
+
+    @property
+    def is_stalled(self) -> bool:
+        """Running, yet no stage job is queued or running for it: nothing will move it on by itself.
+
+        (A job is written with every move into a running status, so this happens only to a task
+        whose job was lost some other way, e.g. a headless run whose process died.)
+        """
+        recently = timezone.now() - timedelta(seconds=self.STALL_GRACE_SECONDS)
+        return (
+            self.is_running
+            and self.updated_at < recently
+            and not self.jobs.filter(finished_at__isnull=True).exists()
+        )
 
     @property
     def is_awaiting_review(self) -> bool:

@@ -72,16 +72,17 @@ class ProviderCache:
         self.document_timeout = document_timeout
         self.hits_timeout = hits_timeout
 
-    def document_key(self, url: str) -> str:
-        return f"{self.prefix}:v{CACHE_SCHEMA}:doc:{_digest(normalize_url(url))}"
+    def document_key(self, url: str, variant: str = "") -> str:
+        """``variant``: what else the stored page depends on (extractor version, size limit)."""
+        return f"{self.prefix}:v{CACHE_SCHEMA}:doc:{_digest(normalize_url(url), variant)}"
 
     def hits_key(self, provider: str, query: str, max_results: int) -> str:
         # Queries differing only in spacing or case find the same pages.
         normalised_query = " ".join(query.lower().split())
         return f"{self.prefix}:v{CACHE_SCHEMA}:hits:{_digest(provider, normalised_query, max_results)}"
 
-    def get_document(self, url: str) -> Document | None:
-        data = self.backend.get(self.document_key(url))
+    def get_document(self, url: str, variant: str = "") -> Document | None:
+        data = self.backend.get(self.document_key(url, variant))
         if not isinstance(data, dict):
             return None
         try:
@@ -90,8 +91,8 @@ class ProviderCache:
             logger.warning("ignoring an unreadable cached page for %s", url)
             return None
 
-    def set_document(self, document: Document) -> None:
-        self.backend.set(self.document_key(document.url), _dump(document), self.document_timeout)
+    def set_document(self, document: Document, variant: str = "") -> None:
+        self.backend.set(self.document_key(document.url, variant), _dump(document), self.document_timeout)
 
     def get_hits(self, provider: str, query: str, max_results: int) -> list[Hit] | None:
         """The cached results, ``[]`` for a search known to find nothing, None when not cached."""
@@ -113,19 +114,22 @@ class ProviderCache:
 class CachedFetcher:
     """A ``Fetcher`` that answers from the cache first and stores what it fetches.
 
-    Failures are not cached: a page that timed out may well open next time.
+    Failures are not cached: a page that timed out may well open next time. ``variant`` names what
+    else a stored page depends on besides its URL (the extractor's version, the size limit), so a
+    change of either is a miss rather than an old answer.
     """
 
-    def __init__(self, fetcher: Fetcher, cache: ProviderCache) -> None:
+    def __init__(self, fetcher: Fetcher, cache: ProviderCache, *, variant: str = "") -> None:
         self.fetcher = fetcher
         self.cache = cache
+        self.variant = variant
 
     def fetch(self, url: str) -> Document:
-        cached = self.cache.get_document(url)
+        cached = self.cache.get_document(url, self.variant)
         if cached is not None:
             return cached
         document = self.fetcher.fetch(url)
-        self.cache.set_document(document)
+        self.cache.set_document(document, self.variant)
         return document
 
 
@@ -136,7 +140,7 @@ class CachedSearch:
         self.search_provider = search
         self.cache = cache
         self.name = search.name
-        # Options that change the answer (depth, recency window) are part of the key.
+        # What changes the answer (the endpoint asked, depth, recency window) is part of the key.
         self.key = f"{search.name}{variant}"
 
     def search(self, query: str, *, max_results: int) -> list[Hit]:

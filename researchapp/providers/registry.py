@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from importlib.metadata import version
 
 from django.conf import settings
 from django.core.cache import cache
@@ -43,7 +44,10 @@ def web_search(name: str, *, depth: str, recency_days: int | None) -> SearchProv
         rate_per_second=conf("TAVILY_RATE_PER_SECOND"),
         burst=conf("TAVILY_RATE_BURST"),
     )
-    return CachedSearch(search, provider_cache(), variant=f":{depth}:{recency_days or ''}")
+    # Results depend on the endpoint asked as much as on the query: a changed TAVILY_API_BASE_URL
+    # must not be answered with results cached from the old one.
+    endpoint = conf("TAVILY_API_BASE_URL") or "https://api.tavily.com"
+    return CachedSearch(search, provider_cache(), variant=f":{endpoint}:{depth}:{recency_days or ''}")
 
 
 def chat_client() -> ChatClient:
@@ -83,8 +87,12 @@ def shared_http_fetcher() -> Fetcher:
 
 
 def http_fetcher() -> Fetcher:
-    """The shared fetcher behind the page cache: a page fetched once is not fetched again."""
-    return CachedFetcher(shared_http_fetcher(), provider_cache())
+    """The shared fetcher behind the page cache: a page fetched once is not fetched again.
+
+    A stored page is what the extractor made of it within the size limit: both are in its key.
+    """
+    variant = f"trafilatura {version('trafilatura')}:max {conf('FETCH_MAX_BYTES')}"
+    return CachedFetcher(shared_http_fetcher(), provider_cache(), variant=variant)
 
 
 def check_configuration(*, search: str, engine: str) -> None:

@@ -1,21 +1,34 @@
-"""Importing local documents into a corpus: each file whole or not at all."""
+"""Importing local documents into a corpus: each file whole or not at all, and nothing it should not read.
+
+A folder is walked without following symbolic links (a link to the system's password file would
+otherwise become searchable), leaving out hidden files and folders (``.git/``, ``.env``); every file's
+size is checked before it is opened. A JSONL file is read a line at a time and stored in batches
+inside one transaction, so memory does not grow with the file, and one bad line still skips the file
+whole. Everything left out is reported with its reason; documents are named ``corpus://<corpus>/<path
+inside the folder>``, never by the server's own folders.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
 from django.db import transaction
 
+from researchapp.core.hashing import sha256_text
 from researchapp.models import Corpus, CorpusDocument
 from researchapp.providers.base import Document
 from researchapp.providers.fetch.extract import extract_html
 
 SUFFIXES = (".html", ".htm", ".md", ".markdown", ".txt")
 MIN_TEXT_CHARS = 40
-MAX_FILE_BYTES = 20_000_000
+MAX_FILE_BYTES = 20_000_000  # one document (a file, or one JSONL record)
+MAX_JSONL_BYTES = 2_000_000_000  # a JSONL file is streamed, but a bound still says "this is a mistake"
+BATCH = 200  # JSONL records stored per batch
 
 
 class BadDocument(ValueError):
@@ -27,7 +40,10 @@ class ImportReport:
     corpus: Corpus
     imported: int = 0
     unchanged: int = 0
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file name, reason)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (name inside the import, reason)
+
+    def skip(self, name: str, reason: str) -> None:
+        self.skipped.append((name, f"{name}: {reason}"))
 
 
 def decode(raw: bytes, name: str) -> str:
@@ -74,12 +90,26 @@ def front_matter(text: str, name: str) -> tuple[dict[str, str], str]:
     return fields, body
 
 
-def parse_file(path: Path, *, url: str) -> Document:
-    name = path.name
-    raw = path.read_bytes()
-    if len(raw) > MAX_FILE_BYTES:
-        raise BadDocument(f"{name}: larger than {MAX_FILE_BYTES:,} bytes")
-    text = decode(raw, name)
+def iso_date(value: str, where: str) -> date:
+    try:
+        return date.fromisoformat(value[:10])
+    except ValueError:
+        raise BadDocument(f"{where}: published is not an ISO date") from None
+
+
+def read_bounded(path: Path, name: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The file's bytes, refused by size before anything is read (and again if it grew meanwhile)."""
+    if path.stat().st_size > limit:
+        raise BadDocument(f"{name}: larger than {limit:,} bytes ({path.stat().st_size:,})")
+    with path.open("rb") as handle:
+        raw = handle.read(limit + 1)
+    if len(raw) > limit:
+        raise BadDocument(f"{name}: larger than {limit:,} bytes")
+    return raw
+
+
+def parse_file(path: Path, *, url: str, name: str) -> Document:
+    text = decode(read_bounded(path, name), name)
     if path.suffix.lower() in (".html", ".htm"):
         title, text, published = from_html(text, url, name)
         return Document(url, title or path.stem, text, published)
@@ -87,63 +117,141 @@ def parse_file(path: Path, *, url: str) -> Document:
     text = text.strip()
     if len(text) < MIN_TEXT_CHARS:
         raise BadDocument(f"{name}: no text (fewer than {MIN_TEXT_CHARS} characters)")
-    published = None
-    if fields.get("published"):
-        try:
-            published = date.fromisoformat(fields["published"][:10])
-        except ValueError:
-            raise BadDocument(f"{name}: published is not an ISO date") from None
+    published = iso_date(fields["published"], name) if fields.get("published") else None
     return Document(
         fields.get("url") or url, fields.get("title") or title_of_text(text, path.stem), text, published
     )
 
 
-def parse_jsonl(path: Path) -> list[Document]:
-    """Every line must be a good record, or the file is skipped whole."""
-    text = decode(path.read_bytes(), path.name)
-    documents = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{path.name} line {number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise BadDocument(f"{where}: not JSON ({error.msg})") from None
-        if not isinstance(record, dict) or not record.get("url"):
-            raise BadDocument(f"{where}: a record needs a url")
-        published = None
-        if record.get("published"):
-            try:
-                published = date.fromisoformat(str(record["published"])[:10])
-            except ValueError:
-                raise BadDocument(f"{where}: published is not an ISO date") from None
-        if record.get("text"):
-            body, title = str(record["text"]).strip(), record.get("title") or ""
-            if len(body) < MIN_TEXT_CHARS:
-                raise BadDocument(f"{where}: text too short")
-        elif record.get("html"):
-            title, body, found = from_html(str(record["html"]), record["url"], where)
-            title, published = record.get("title") or title, published or found
-        else:
-            raise BadDocument(f"{where}: a record needs text or html")
-        documents.append(Document(str(record["url"]), str(title)[:500], body, published))
-    if not documents:
-        raise BadDocument(f"{path.name}: no records")
-    return documents
+def _text_field(record: dict, key: str, where: str) -> str:
+    """A record's field as a string: present and a JSON string, or absent (""), never a Python repr."""
+    value = record.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise BadDocument(f"{where}: {key} must be a string, not {type(value).__name__}")
+    return value
+
+
+def parse_record(line: bytes, where: str) -> Document:
+    try:
+        record = json.loads(decode(line, where))
+    except json.JSONDecodeError as error:
+        raise BadDocument(f"{where}: not JSON ({error.msg})") from None
+    if not isinstance(record, dict):
+        raise BadDocument(f"{where}: a record is a JSON object")
+    url, title = _text_field(record, "url", where).strip(), _text_field(record, "title", where)
+    text, html = _text_field(record, "text", where), _text_field(record, "html", where)
+    published_text = _text_field(record, "published", where)
+    if not url:
+        raise BadDocument(f"{where}: a record needs a url")
+    published = iso_date(published_text, where) if published_text else None
+    if text:
+        body = text.strip()
+        if len(body) < MIN_TEXT_CHARS:
+            raise BadDocument(f"{where}: text too short")
+    elif html:
+        found_title, body, found = from_html(html, url, where)
+        title, published = title or found_title, published or found
+    else:
+        raise BadDocument(f"{where}: a record needs text or html")
+    return Document(url, title[:500], body, published)
+
+
+def jsonl_records(path: Path, name: str) -> Iterator[tuple[int, Document]]:
+    """(line number, document) for every record, read a line at a time; the first bad line raises."""
+    size = path.stat().st_size
+    if size > MAX_JSONL_BYTES:
+        raise BadDocument(f"{name}: larger than {MAX_JSONL_BYTES:,} bytes ({size:,})")
+    with path.open("rb") as handle:
+        number = 0
+        while line := handle.readline(MAX_FILE_BYTES + 1):
+            number += 1
+            if len(line) > MAX_FILE_BYTES:
+                raise BadDocument(f"{name} line {number}: a record longer than {MAX_FILE_BYTES:,} bytes")
+            if line.strip():
+                yield number, parse_record(line, f"{name} line {number}")
 
 
 def store(corpus: Corpus, documents: list[Document], report: ImportReport) -> None:
-    with transaction.atomic():
-        for doc in documents:
-            existing = CorpusDocument.objects.filter(corpus=corpus, url=doc.url).first()
-            if existing and existing.text == doc.text and existing.title == doc.title:
-                report.unchanged += 1
-                continue
-            row = existing or CorpusDocument(corpus=corpus, url=doc.url)
-            row.title, row.text, row.published = doc.title, doc.text, doc.published
-            row.save()
-            report.imported += 1
+    """Upsert by URL: unchanged documents are left alone, changed ones updated in place."""
+    existing = {
+        row.url: row
+        for row in CorpusDocument.objects.filter(corpus=corpus, url__in=[d.url for d in documents])
+    }
+    for doc in documents:
+        row = existing.get(doc.url)
+        if row and row.sha256 == sha256_text(doc.text) and row.title == doc.title:
+            report.unchanged += 1
+            continue
+        row = row or CorpusDocument(corpus=corpus, url=doc.url)
+        row.title, row.text, row.published = doc.title, doc.text, doc.published
+        row.save()
+        report.imported += 1
+
+
+def import_jsonl(corpus: Corpus, path: Path, report: ImportReport) -> None:
+    """Every line must be a good record, or the file is skipped whole; a repeated URL is reported."""
+    first_line: dict[str, int] = {}
+    duplicates: list[tuple[str, str]] = []
+    counts = (report.imported, report.unchanged)
+    try:
+        with transaction.atomic():
+            batch: list[Document] = []
+            for number, doc in jsonl_records(path, path.name):
+                if doc.url in first_line:
+                    duplicates.append(
+                        (f"{path.name} line {number}", f"duplicate URL of line {first_line[doc.url]}")
+                    )
+                    continue
+                first_line[doc.url] = number
+                batch.append(doc)
+                if len(batch) >= BATCH:
+                    store(corpus, batch, report)
+                    batch = []
+            store(corpus, batch, report)
+            if not first_line:
+                raise BadDocument(f"{path.name}: no records")
+    except BadDocument as error:
+        report.imported, report.unchanged = counts
+        report.skipped.append((path.name, str(error)))
+        return
+    for name, reason in duplicates:
+        report.skip(name, reason)
+
+
+def walk(root: Path, report: ImportReport) -> Iterator[tuple[Path, str]]:
+    """(file, its path inside ``root``) for every importable file; what is left out is reported.
+
+    Symbolic links are never followed, to files or folders; hidden files and folders (``.git``,
+    ``.env``) are left out whole.
+    """
+    for folder, subfolders, files in os.walk(root, followlinks=False):
+        here = Path(folder)
+        for sub in sorted(subfolders):
+            relative = (here / sub).relative_to(root).as_posix()
+            if (here / sub).is_symlink():
+                report.skip(relative + "/", "a symbolic link to a folder (links are not followed)")
+            elif sub.startswith("."):
+                report.skip(relative + "/", "a hidden folder (version control or settings), not read")
+        subfolders[:] = sorted(s for s in subfolders if not s.startswith(".") and not (here / s).is_symlink())
+        for name in sorted(files):
+            path, relative = here / name, (here / name).relative_to(root).as_posix()
+            if path.is_symlink():
+                report.skip(relative, "a symbolic link (links are not followed)")
+            elif name.startswith("."):
+                report.skip(relative, "a hidden file, not read")
+            elif not path.is_file():
+                report.skip(relative, "not a regular file")
+            elif path.suffix.lower() not in SUFFIXES:
+                report.skip(relative, "not a .html, .md or .txt file")
+            else:
+                yield path, relative
+
+
+def default_name(path: Path) -> str:
+    """The folder's or file's own name and a short digest of where it is: unique, yet no server path."""
+    return f"{path.stem or 'corpus'}-{sha256_text(str(path))[:6]}"
 
 
 def corpus_import(
@@ -153,29 +261,33 @@ def corpus_import(
 
     Re-importing is safe: unchanged documents are left alone, changed ones updated in place.
     """
-    path = Path(path).resolve()
+    path = Path(path).absolute()
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist")
+    path = path.resolve()  # the path given may be a link; nothing inside it is followed
     corpus, _ = Corpus.objects.get_or_create(
-        name=name or str(path), defaults={"description": description, "invented": invented}
+        name=name or default_name(path), defaults={"description": description, "invented": invented}
     )
     report = ImportReport(corpus=corpus)
     if path.is_file() and path.suffix.lower() == ".jsonl":
-        try:
-            store(corpus, parse_jsonl(path), report)
-        except BadDocument as error:
-            report.skipped.append((path.name, str(error)))
+        import_jsonl(corpus, path, report)
         return report
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    for file in files:
-        if file.suffix.lower() not in SUFFIXES:
-            report.skipped.append((file.name, f"{file.name}: not a .html, .md or .txt file"))
-            continue
-        relative = file.name if path.is_file() else file.relative_to(path).as_posix()
+    label = corpus.name.strip("/").replace(" ", "_")
+    if path.is_file() and path.suffix.lower() not in SUFFIXES:
+        report.skip(path.name, "not a .html, .md, .txt or .jsonl file")
+        return report
+    files = [(path, path.name)] if path.is_file() else walk(path, report)
+    seen: dict[str, str] = {}
+    for file, relative in files:
         try:
-            document = parse_file(file, url=f"corpus://{corpus.name.strip('/').replace(' ', '_')}/{relative}")
+            document = parse_file(file, url=f"corpus://{label}/{relative}", name=relative)
         except BadDocument as error:
-            report.skipped.append((file.name, str(error)))
+            report.skipped.append((relative, str(error)))
             continue
-        store(corpus, [document], report)
+        if document.url in seen:
+            report.skip(relative, f"duplicate URL {document.url} (already given by {seen[document.url]})")
+            continue
+        seen[document.url] = relative
+        with transaction.atomic():
+            store(corpus, [document], report)
     return report

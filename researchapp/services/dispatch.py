@@ -1,4 +1,9 @@
-"""Send stage jobs to the workers once the transaction that made them necessary commits.
+"""Stage jobs go through an outbox: a row written in the caller's transaction, relayed to the broker.
+
+``enqueue`` writes a ``StageJob`` row in the same transaction as the status change that makes the
+job necessary; once it commits, ``relay`` publishes it. A broker that is down only delays the job:
+the row stays unsent (with the reason) and the sweeper's relay sends it when the broker is back.
+Nothing the transaction decided is lost, and a rolled-back transaction sends nothing.
 
 Inside ``inline()``, jobs are queued in memory instead and ``drain`` runs them in this process one
 after another: the ``research`` command uses it to run a task to the end without a worker.
@@ -7,26 +12,25 @@ after another: the ``research`` command uses it to run a task to the end without
 from __future__ import annotations
 
 import contextvars
+import logging
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from enum import StrEnum
 
+from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
+from researchapp.models import Event, Job, StageJob
 
-class Job(StrEnum):
-    PLAN = "plan"
-    COLLECT = "collect"  # one sub-question of one round: (task id, sub-question id, round)
-    FINISH_COLLECTION = "finish_collection"
-    ANALYSE = "analyse"
-    WRITE = "write"
+__all__ = ["Job", "celery_task", "drain", "enqueue", "inline", "relay", "relay_unsent"]
 
+log = logging.getLogger(__name__)
 
 _inline: contextvars.ContextVar[deque | None] = contextvars.ContextVar("inline_queue", default=None)
 
 
-def celery_task(job: Job):
+def celery_task(job: str):
     """The Celery task object that runs ``job``.
 
     The one function-level import of the project: ``researchapp.tasks`` imports the services
@@ -40,17 +44,70 @@ def celery_task(job: Job):
         Job.FINISH_COLLECTION: tasks.finish_collection_task,
         Job.ANALYSE: tasks.analyse_task,
         Job.WRITE: tasks.write_task,
-    }[job]
+    }[Job(job)]
 
 
 def enqueue(job: Job, *args: int) -> None:
+    """Ask for ``job`` (its first argument is the task id) once the current transaction commits."""
     queue = _inline.get()
     if queue is not None:
         # Inline jobs run on this connection after the caller returns, so they see its writes;
         # each stage checks the task's status first, so one queued by a rolled-back call is a no-op.
         queue.append((job, args))
-    else:
-        transaction.on_commit(lambda: celery_task(job).apply_async(args=args))
+        return
+    row = StageJob.objects.create(task_id=args[0], kind=job, args=list(args))
+    if settings.RESEARCH["RELAY_ON_COMMIT"]:
+        # robust: what committed stays committed; a relay that fails here is the sweeper's to redo
+        transaction.on_commit(lambda: relay([row.pk]), robust=True)
+
+
+def relay(job_ids: Iterable[int]) -> int:
+    """Publish these jobs if they are still unsent; returns how many went.
+
+    Each row is locked while its message is published (``skip_locked``: a concurrent relay of the
+    same row skips it), and marked sent only once the broker took it. The first broker failure
+    stops the relay: the rest would fail the same way, and the sweeper tries again.
+    """
+    sent = 0
+    for job_id in job_ids:
+        with transaction.atomic():
+            job = (
+                StageJob.objects.select_for_update(skip_locked=True)
+                .filter(pk=job_id, sent_at__isnull=True, finished_at__isnull=True)
+                .first()
+            )
+            if job is None:
+                continue
+            try:
+                celery_task(job.kind).apply_async(args=job.args, kwargs={"job_id": job.pk}, retry=False)
+            except Exception as error:  # noqa: BLE001 - any failure to publish leaves the job in the outbox
+                _record_send_failure(job, error)
+                return sent
+            StageJob.objects.filter(pk=job.pk).update(
+                sent_at=timezone.now(), sends=job.sends + 1, send_error=""
+            )
+            sent += 1
+    return sent
+
+
+def relay_unsent(limit: int = 500) -> int:
+    """Publish every job still in the outbox, oldest first (the sweeper's first step)."""
+    return relay(list(StageJob.objects.unsent().order_by("id").values_list("pk", flat=True)[:limit]))
+
+
+def _record_send_failure(job: StageJob, error: Exception) -> None:
+    reason = f"{type(error).__name__}: {error}"[:500]
+    log.warning("job %s stays in the outbox: the broker refused it (%s)", job.pk, reason)
+    StageJob.objects.filter(pk=job.pk).update(send_error=reason)
+    if not job.send_error:  # say it once per job, not on every relay attempt
+        Event.objects.create(
+            task_id=job.task_id,
+            stage=job.task.status if job.task_id else "",
+            kind=Event.Kind.WARNING,
+            message="The message broker cannot be reached; the job is kept and will be sent when it is "
+            f"back ({reason}).",
+            data={"job": job.pk, "code": "broker_unreachable"},
+        )
 
 
 @contextmanager

@@ -69,7 +69,8 @@ def finding_resolve(*, finding: Finding, actor, decision: str, version_seen: int
             stage=Gate.EVIDENCE_REVIEW,
             kind=Event.Kind.DECISION,
             actor=actor,
-            message=f"Finding {finding.pk}: {decision.replace('_', ' ')}"
+            message=f"Sub-question {finding.subquestion.order + 1}, finding {finding.pk}: "
+            f"{decision.replace('_', ' ')}"
             f"{f' — {note.strip()}' if note.strip() else ''}.",
             data={"finding": finding.pk, "decision": decision},
         )

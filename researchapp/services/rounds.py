@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import transaction
 
-from researchapp.core.enums import FindingStatus
+from researchapp.core.enums import INSUFFICIENT_MARK, FindingStatus, Resolution
 from researchapp.models import Finding, ResearchTask, SubQuestion
 from researchapp.pipeline import runner
 from researchapp.pipeline.collector.followup import followup_queries
@@ -51,3 +51,44 @@ def thin_subquestions(task: ResearchTask) -> list[int]:
     ):
         statuses.setdefault(subquestion_id, set()).add(status)
     return sorted(sq for sq, found in statuses.items() if found == {FindingStatus.INSUFFICIENT})
+
+
+def reopen_empty_followups(task: ResearchTask) -> list[int]:
+    """A sub-question sent for more research whose follow-up round found nothing to report becomes a
+    [证据不足] item again, saying what was searched; returns the new items' ids.
+
+    Without it the analyst's "more research" item was set aside (it is not reported) and nothing took
+    its place: the gate passed by itself and the writer then failed on a sub-question with no claim.
+    Keyed by round, so analysing again makes nothing twice.
+    """
+    if task.round < 2:
+        return []
+    asked = Finding.objects.filter(
+        task=task,
+        resolution=Resolution.MORE_RESEARCH,
+        round__lt=task.round,
+        subquestion__due_round=task.round,
+    ).values("subquestion_id")
+    created = []
+    for subquestion in SubQuestion.objects.filter(pk__in=asked):
+        if (
+            Finding.objects.filter(subquestion=subquestion)
+            .exclude(resolution=Resolution.MORE_RESEARCH)
+            .exists()
+        ):
+            continue  # the round found something to report (or to review)
+        searched = ", ".join(f"“{query}”" for query in (subquestion.followup_queries or subquestion.queries))
+        finding, made = Finding.objects.get_or_create(
+            subquestion=subquestion,
+            key=f"sq{subquestion.pk}:followup-empty:r{task.round}",
+            defaults={
+                "task": task,
+                "round": task.round,
+                "status": FindingStatus.INSUFFICIENT,
+                "statement": f"{INSUFFICIENT_MARK} {subquestion.text} (follow-up round {task.round} "
+                f"searched {searched} and found nothing new)",
+            },
+        )
+        if made:
+            created.append(finding.pk)
+    return created

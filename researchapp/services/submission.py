@@ -75,29 +75,48 @@ def task_cancel(*, task: ResearchTask, actor) -> None:
 
 
 def task_resume(*, task: ResearchTask, actor) -> None:
-    """Restart a failed task at the stage that failed; what it had stored is reused."""
-    if task.status != Status.FAILED:
-        raise ValidationError("Only a failed task can be resumed.")
-    stage = Stage(task.failed_stage) if task.failed_stage in Stage.values else Stage.PLANNING
+    """Restart a failed task at the stage that failed, or a stalled one at the stage it is in.
+
+    Stalled: running, yet no stage job is queued or running for it (see ``ResearchTask.is_stalled``).
+    What the task had stored is reused. The task row is locked, so two resumes make one job.
+    """
     with transaction.atomic():
-        task.transition(
-            Status(stage.value),
-            actor=actor,
-            stage=stage,
-            message=f"Resumed at {stage.label}.",
-            failed_stage="",
-            failure_reason="",
-        )
-        if stage == Stage.PLANNING:
-            enqueue(Job.PLAN, task.pk)
-        elif stage == Stage.COLLECTING:
-            pending = [
-                sq.pk for sq in runner.approved_subquestions(task) if sq.collected_round < sq.due_round
-            ]
-            enqueue_collection(task, pending)
-            if not pending:
-                enqueue(Job.FINISH_COLLECTION, task.pk)
-        elif stage == Stage.ANALYSING:
-            enqueue(Job.ANALYSE, task.pk)
+        ResearchTask.objects.select_for_update().filter(pk=task.pk).first()
+        task.refresh_from_db()
+        if task.status == Status.FAILED:
+            stage = Stage(task.failed_stage) if task.failed_stage in Stage.values else Stage.PLANNING
+            task.transition(
+                Status(stage.value),
+                actor=actor,
+                stage=stage,
+                message=f"Resumed at {stage.label}.",
+                failed_stage="",
+                failure_reason="",
+            )
+        elif task.is_stalled:
+            stage = Stage(task.status) if task.status in Stage.values else Stage.PLANNING
+            Event.objects.create(
+                task=task,
+                stage=stage,
+                kind=Event.Kind.DECISION,
+                actor=actor,
+                message=f"Resumed at {stage.label}: no stage was queued or running for the task.",
+            )
         else:
-            enqueue(Job.WRITE, task.pk)
+            raise ValidationError("Only a failed or stalled task can be resumed.")
+        enqueue_stage(task, stage)
+
+
+def enqueue_stage(task: ResearchTask, stage: Stage) -> None:
+    """Queue the job(s) that run ``stage`` for the task, skipping what it already finished."""
+    if stage == Stage.PLANNING:
+        enqueue(Job.PLAN, task.pk)
+    elif stage == Stage.COLLECTING:
+        pending = [sq.pk for sq in runner.approved_subquestions(task) if sq.collected_round < sq.due_round]
+        enqueue_collection(task, pending)
+        if not pending:
+            enqueue(Job.FINISH_COLLECTION, task.pk)
+    elif stage == Stage.ANALYSING:
+        enqueue(Job.ANALYSE, task.pk)
+    else:
+        enqueue(Job.WRITE, task.pk)

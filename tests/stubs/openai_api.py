@@ -47,6 +47,7 @@ class StubOpenAI(JsonApiStub):
         super().__init__()
         self.responder: Responder = responder or default_responder
         self.api_key = api_key
+        self.delay = 0.0  # seconds every answer waits (a slow model), unless a Failure says otherwise
 
     @property
     def base_url(self) -> str:
@@ -108,7 +109,7 @@ class StubOpenAI(JsonApiStub):
                 },
                 "system_fingerprint": "fp_stub",
             },
-            delay=failure.delay if failure is not None else 0.0,
+            delay=failure.delay if failure is not None else self.delay,
         )
 
 

@@ -3,6 +3,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 
+from researchapp.demo import DEMO_ACCOUNTS
 from researchapp.demo import DEMO_CORPUS_DIR as DEMO_CORPUS
 from researchapp.permissions import ANALYST, RESEARCHER
 from researchapp.services.corpus import corpus_import
@@ -18,7 +19,7 @@ class Command(BaseCommand):
             raise CommandError("demo accounts exist only in the embedded profile; refusing.")
         groups = {name: Group.objects.get_or_create(name=name)[0] for name in (RESEARCHER, ANALYST)}
         User = get_user_model()
-        for username, roles in (("researcher", [RESEARCHER]), ("analyst", [RESEARCHER, ANALYST])):
+        for username, roles in DEMO_ACCOUNTS.items():
             user, created = User.objects.get_or_create(username=username)
             if created:
                 user.set_password(DEMO_PASSWORD)

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand
 
 
 class Command(BaseCommand):
-    help = "Run the web server and a Celery worker together; Ctrl-C stops both."
+    help = "Run the web server, a Celery worker and the sweeper together; Ctrl-C stops all three."
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1")
@@ -33,6 +33,11 @@ class Command(BaseCommand):
             ],
             env=os.environ.copy(),
         )
+        # The same sweep Celery beat runs in production: the outbox relay and expired stage leases.
+        sweeper = subprocess.Popen(
+            [python, "manage.py", "sweep", "--every", str(settings.RESEARCH["SWEEP_SECONDS"])],
+            env=os.environ.copy(),
+        )
         web = subprocess.Popen(
             [python, "manage.py", "runserver", f"{host}:{port}", "--noreload"], env=os.environ.copy()
         )
@@ -42,11 +47,11 @@ class Command(BaseCommand):
                 f"  accounts: analyst / demo, researcher / demo (embedded profile)\n"
                 f"  database: {settings.DATABASES['default']['NAME']}\n"
                 f"  broker:   {settings.CELERY_BROKER_URL}\n"
-                "  Ctrl-C stops the web server and the worker.\n"
+                "  Ctrl-C stops the web server, the worker and the sweeper.\n"
             )
         )
         try:
-            while web.poll() is None and worker.poll() is None:
+            while all(process.poll() is None for process in (web, worker, sweeper)):
                 try:
                     web.wait(timeout=1)
                 except subprocess.TimeoutExpired:
@@ -54,10 +59,10 @@ class Command(BaseCommand):
         except KeyboardInterrupt:
             pass
         finally:
-            for process in (web, worker):
+            for process in (web, worker, sweeper):
                 if process.poll() is None:
                     process.send_signal(signal.SIGTERM)
-            for process in (web, worker):
+            for process in (web, worker, sweeper):
                 try:
                     process.wait(timeout=15)
                 except subprocess.TimeoutExpired:

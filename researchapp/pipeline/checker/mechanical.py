@@ -140,8 +140,8 @@ def check_draft(draft: Draft, brief: Brief, ledger: Ledger) -> list[CheckIssue]:
             issues.append(
                 CheckIssue(
                     "uncovered",
-                    f'Sub-question {subquestion.id} "{subquestion.text}" has no claim and no disputed, '
-                    "to-verify or dropped finding",
+                    f'Sub-question {subquestion.order + 1} "{subquestion.text}" has no claim and no '
+                    "disputed, to-verify or dropped finding",
                 )
             )
     return issues

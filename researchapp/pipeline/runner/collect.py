@@ -155,17 +155,27 @@ def collect_bridges(
 
 
 def recluster(task: ResearchTask) -> None:
-    rows = list(
-        Source.objects.filter(task=task).only("id", "url", "title", "text", "host", "density", "cluster")
-    )
-    clusters = cluster_sources([source_value(r) for r in rows])
-    changed = []
-    for row in rows:
-        label, primary = clusters.get(row.pk, (f"s{row.pk}", True))
-        if (row.cluster, row.is_primary) != (label, primary):
-            row.cluster, row.is_primary = label, primary
-            changed.append(row)
-    Source.objects.bulk_update(changed, ["cluster", "is_primary"])
+    """Re-cluster every source of the task, under row locks taken in one order (by id).
+
+    Parallel collect stages of one task all rewrite these rows; locked in different orders they
+    deadlocked. ``FOR NO KEY UPDATE`` (what an UPDATE of non-key columns takes anyway) leaves the
+    rows free for the foreign-key checks of sibling stages' inserts (evidence, sub-question links).
+    """
+    with transaction.atomic():
+        rows = list(
+            Source.objects.filter(task=task)
+            .order_by("pk")
+            .select_for_update(no_key=True)
+            .only("id", "url", "title", "text", "host", "density", "cluster", "is_primary")
+        )
+        clusters = cluster_sources([source_value(r) for r in rows])
+        changed = []
+        for row in rows:
+            label, primary = clusters.get(row.pk, (f"s{row.pk}", True))
+            if (row.cluster, row.is_primary) != (label, primary):
+                row.cluster, row.is_primary = label, primary
+                changed.append(row)
+        Source.objects.bulk_update(changed, ["cluster", "is_primary"])
 
 
 def store_evidence(task: ResearchTask, subquestion: SubQuestion, round_no: int) -> int:

@@ -1,0 +1,27 @@
+"""Authentication: the demo accounts log in only in the embedded profile.
+
+``demo_setup`` refuses to create them elsewhere, but a database copied from a laptop, or a profile
+switched after the fact, would still hold ``analyst`` / ``demo``; this backend refuses them at login.
+Throttling (django-axes) runs first, in ``AUTHENTICATION_BACKENDS``.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.backends import ModelBackend
+
+from researchapp.demo import DEMO_ACCOUNTS
+
+DEMO_REFUSED = (
+    "The demo accounts ({names}) log in only in the embedded profile (`make run`). "
+    "Ask an administrator for an account."
+)
+
+
+def is_refused_demo_account(username: str | None) -> bool:
+    return settings.PROFILE != "embedded" and (username or "") in DEMO_ACCOUNTS
+
+
+class DeskBackend(ModelBackend):
+    def user_can_authenticate(self, user) -> bool:
+        return super().user_can_authenticate(user) and not is_refused_demo_account(user.get_username())

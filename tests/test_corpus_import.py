@@ -1,0 +1,112 @@
+"""`corpus_import` reads what it was given and nothing else, and says what it left out and why."""
+
+from __future__ import annotations
+
+import json
+import os
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from researchapp.models import CorpusDocument
+from researchapp.services.corpus import MAX_FILE_BYTES
+
+pytestmark = pytest.mark.django_db
+TEXT = "The Greywater Point lighthouse stands 31 metres tall on the northern headland."
+
+
+def run_import(path: Path, *args: str) -> tuple[str, str]:
+    out, err = StringIO(), StringIO()
+    call_command("corpus_import", str(path), *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_it_leaves_out_links_hidden_files_and_huge_files_with_a_reason(tmp_path):
+    # given a folder with a good document, a link to the system's password file, a link to a folder,
+    # a dotfile, a .git folder, a 200 MB (sparse) file and a file of another kind
+    folder = tmp_path / "notes"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "lighthouse.md").write_text(f"# Lighthouse\n\n{TEXT}\n", encoding="utf-8")
+    (folder / "passwords.txt").symlink_to("/etc/passwd")
+    (folder / "sub" / "etc").symlink_to("/etc", target_is_directory=True)
+    (folder / ".env.txt").write_text(f"SECRET=1 {TEXT}", encoding="utf-8")
+    (folder / ".git").mkdir()
+    (folder / ".git" / "notes.txt").write_text(TEXT, encoding="utf-8")
+    with (folder / "huge.txt").open("wb") as huge:
+        huge.truncate(200 * 1024 * 1024)
+    (folder / "scan.pdf").write_bytes(b"%PDF-1.4")
+
+    # when it is imported
+    out, err = run_import(folder, "--name", "notes")
+
+    # then only the good document is stored, under the corpus's name
+    assert list(CorpusDocument.objects.values_list("url", flat=True)) == ["corpus://notes/lighthouse.md"]
+    assert not CorpusDocument.objects.filter(text__contains="root:").exists()
+    # and each thing left out is named with its reason
+    assert "passwords.txt: a symbolic link (links are not followed)" in err
+    assert "sub/etc/: a symbolic link to a folder" in err
+    assert ".env.txt: a hidden file" in err
+    assert ".git/: a hidden folder" in err
+    assert f"huge.txt: larger than {MAX_FILE_BYTES:,} bytes (209,715,200)" in err
+    assert "scan.pdf: not a .html, .md or .txt file" in err
+    assert "1 imported" in out and "6 skipped" in out
+    # and no message spells out the server's folders
+    assert str(tmp_path) not in out + err
+
+
+def test_it_reports_duplicate_urls_in_a_jsonl_file_and_keeps_the_first(tmp_path):
+    # given a JSONL file in which one URL appears twice
+    records = [
+        {"url": "https://example.test/a", "title": "A", "text": TEXT},
+        {"url": "https://example.test/b", "title": "B", "text": TEXT + " Second."},
+        {"url": "https://example.test/a", "title": "A again", "text": TEXT + " Overwritten?"},
+    ]
+    corpus = tmp_path / "docs.jsonl"
+    corpus.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+
+    # when it is imported
+    out, err = run_import(corpus)
+
+    # then the repeat is reported, not silently written over the first
+    assert "docs.jsonl line 3: duplicate URL of line 1" in err
+    assert CorpusDocument.objects.get(url="https://example.test/a").title == "A"
+    assert "2 imported" in out and "1 skipped" in out
+
+
+@pytest.mark.parametrize(
+    ("record", "reason"),
+    [
+        ({"url": "https://example.test/a", "title": ["A"], "text": TEXT}, "title must be a string, not list"),
+        ({"url": 42, "text": TEXT}, "url must be a string, not int"),
+        ({"url": "https://example.test/a", "text": {"body": TEXT}}, "text must be a string, not dict"),
+        ({"url": "https://example.test/a", "text": TEXT, "published": 2024}, "published must be a string"),
+    ],
+)
+def test_it_refuses_fields_of_the_wrong_type_instead_of_storing_their_repr(tmp_path, record, reason):
+    corpus = tmp_path / "docs.jsonl"
+    corpus.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    _, err = run_import(corpus)
+    assert f"docs.jsonl line 1: {reason}" in err
+    assert not CorpusDocument.objects.exists()
+
+
+def test_it_refuses_a_jsonl_record_longer_than_a_document_may_be(tmp_path):
+    # given a JSONL file whose one line is longer than the document limit (sparse: no line break)
+    corpus = tmp_path / "docs.jsonl"
+    with corpus.open("wb") as handle:
+        handle.truncate(MAX_FILE_BYTES + 10)
+    _, err = run_import(corpus)
+    assert f"docs.jsonl line 1: a record longer than {MAX_FILE_BYTES:,} bytes" in err
+
+
+def test_it_follows_no_link_even_to_a_good_document(tmp_path):
+    outside = tmp_path / "outside.md"
+    outside.write_text(f"# Outside\n\n{TEXT}\n", encoding="utf-8")
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    os.symlink(outside, folder / "inside.md")
+    out, err = run_import(folder)
+    assert "inside.md: a symbolic link" in err
+    assert not CorpusDocument.objects.exists()
