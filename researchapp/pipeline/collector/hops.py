@@ -9,12 +9,13 @@ search), and ``select_with_hops`` adds each name's best passages to the first ro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from researchapp.pipeline.collector.passages import PassagePool
 from researchapp.pipeline.text.entities import name_phrases
 from researchapp.pipeline.text.salience import Asked, asked_of
+from researchapp.pipeline.text.sentences import split_sentences
 from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import Passage, Source, SubQuestion
 
@@ -23,21 +24,54 @@ MAX_HOP_PASSAGES = 6
 FIRST_PASSAGES_READ = 4
 # A hop passage ranks just under the passage that named its bridge.
 HOP_DISCOUNT = 0.99
+# A sentence answers when it holds this weighted share of what the question asks beyond its subject.
+MIN_ANSWER_SHARE = 0.2
 
 
-def bridge_names(passages: Sequence[Passage], asked: Asked, *, limit: int = MAX_BRIDGES) -> list[str]:
-    """Names the best passages mention that the question does not: where a second hop may lead."""
+def bridge_names(
+    passages: Sequence[Passage],
+    asked: Asked,
+    *,
+    limit: int = MAX_BRIDGES,
+    weight: Callable[[str], float] | None = None,
+) -> list[str]:
+    """Names the best passages mention that the question does not: where a second hop may lead.
+
+    A name is worth following as much as the sentence it stands in answers the question: "He
+    played for the Philadelphia Eagles (1945–1949)" holds what "played for an NFL team from
+    1945-1949" asks beyond its subject, so its name goes first; a name in a sentence that holds
+    none of it ("born in Queensland") goes after, in the passages' order.
+    1. Split each of the first clearing passages into sentences; score each sentence by the
+       rarity-weighted share of the question's terms beyond the subject (``weight``) it holds.
+    2. Take the names of the sentences in that order (the better passage first on a tie), each
+       passage's first new name then each one's second within sentences that hold nothing.
+    """
     known = set(asked.terms) | set(asked.subject) | set(asked.focus)
-    per_passage = [
-        [name for name, _, _ in name_phrases(passage.quote) if not set(tokenize(name)) <= known]
-        for passage in passages[:FIRST_PASSAGES_READ]
-        if passage.clears_bar
-    ]
-    # Each passage's first new name, then each one's second: the best passage must not take every slot.
+    wanted = [term for term in dict.fromkeys((*asked.focus, *asked.terms)) if term not in asked.subject]
+    weigh = weight or (lambda term: 1.0)
+    total = sum(weigh(term) for term in wanted) or 1.0
+    answering: list[tuple[float, int, int, str]] = []  # (-share, passage rank, position, name)
+    idle: list[list[str]] = []
+    for rank, passage in enumerate(p for p in passages[:FIRST_PASSAGES_READ] if p.clears_bar):
+        idle.append([])
+        for start, end in split_sentences(passage.quote):
+            sentence = passage.quote[start:end]
+            held = set(tokenize(sentence))
+            share = sum(weigh(term) for term in wanted if term in held) / total
+            for position, (name, _, _) in enumerate(name_phrases(sentence)):
+                if set(tokenize(name)) <= known or not tokenize(name):
+                    continue
+                if share >= MIN_ANSWER_SHARE:
+                    answering.append((-share, rank, start + position, name))
+                else:
+                    idle[-1].append(name)
     names: dict[str, str] = {}
-    for depth in range(max((len(found) for found in per_passage), default=0)):
-        for found in per_passage:
-            if depth < len(found) and tokenize(found[depth]):
+    for _, _, _, name in sorted(answering):
+        names.setdefault(name.lower(), name)
+    # Each passage's first idle name, then each one's second: the best passage must not take every slot.
+    for depth in range(max((len(found) for found in idle), default=0)):
+        for found in idle:
+            if depth < len(found):
                 names.setdefault(found[depth].lower(), found[depth])
     return list(names.values())[:limit]
 
@@ -72,7 +106,7 @@ def select_with_hops(
     if not first or not first[0].clears_bar:
         return first
     taken = {(p.source_id, p.start) for p in first}
-    names = bridge_names(first, asked)
+    names = bridge_names(first, asked, weight=lambda term: pool.weight(term, asked))
     if not names:
         return first
     # One expanded query: the sub-question and every bridge name. A hop passage must name one

@@ -28,6 +28,19 @@ def _capitalised(word: str) -> bool:
     return word[:1].isupper() or any(ch.isdigit() for ch in word[:1])
 
 
+def is_demonym(word: str, *, before: str = "", after: str = "") -> bool:
+    """ "an American actor", "English pop singer": a capitalised adjective of a people before a
+    lower-case word, not a name. ``before`` is the word just before (no punctuation between), and
+    a name goes on after a capitalised word ("Vic Darchinyan", "Bob Dylan and")."""
+    return (
+        bool(_DEMONYM.search(word))
+        and word[:1].isupper()
+        and not word.isupper()
+        and after[:1].islower()
+        and not before[:1].isupper()
+    )
+
+
 def _names_something(run: list[re.Match[str]]) -> bool:
     """Not a date or a number ("2 June 1961"), nor a lone demonym ("American"), nor stopwords."""
     words = [match.group() for match in run]

@@ -46,12 +46,18 @@ _COMPARE_EN = (
         re.IGNORECASE,
     ),
     re.compile(r"(?P<a>.+?)\s+(?:vs\.?|versus)\s+(?P<b>.+)", re.IGNORECASE),
+    # "Are both magazines, the Woman's Viewpoint and Pick Me Up, British?"
+    re.compile(
+        r"^(?i:are|were|is|was|do|did|have|had)\s+both\s+(?P<a>.+?)\s+and\s+(?P<b>[A-Z0-9][^,]*?)"
+        r"(?=,|\s+(?!(?:of|the|de|and)\b)[a-z]|$)"
+    ),
     re.compile(r"(?P<a>.+?)\s+(?:\w+er|more \w+|less \w+)\s+than\s+(?P<b>.+)", re.IGNORECASE),
 )  # fmt: skip
 # "A or B" offers a choice only in a question that asks to choose: "Should I use A or B?"
 _OR_OPTIONS = re.compile(r"(?P<a>.+?),?\s+or\s+(?P<b>.+)", re.IGNORECASE)
 _CHOICE_CUE = re.compile(
     r"^(?:which|should|would|shall|is it better|what is better|what's better)\b"
+    r"|^who\s+(?:is|was|are|were)\s+(?:the\s+)?(?:\w+est|older|younger|first|last)\b"
     r"|\b(?:better|prefer|choose|pick)\b",
     re.IGNORECASE,
 )

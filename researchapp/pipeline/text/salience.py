@@ -18,6 +18,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from researchapp.pipeline.text.aspects import ATTRIBUTES
+from researchapp.pipeline.text.entities import is_demonym
 from researchapp.pipeline.text.question import QUERY_NOISE, read_question
 from researchapp.pipeline.text.relevance import GENERIC_TERMS
 from researchapp.pipeline.text.tokens import STOPWORDS, cjk_count, tokenize
@@ -66,19 +67,31 @@ class Asked:
         return tuple(dict.fromkeys((*self.subject, *self.focus)))
 
 
+_QUOTED = re.compile(r"[\"“]([^\"“”]{2,80})[\"”]")
+
+
 def _names(question: str) -> list[str]:
-    """Words written as names: capitalised past the first word, or with a capital inside ("MySQL")."""
-    words = _WORD.findall(question)
-    names = []
+    """Words written as names: capitalised past the first word, or with a capital inside ("MySQL"),
+    and every word of a quoted title ("Wonderland by Night"); a demonym ("an English singer") is not one."""
+    matches = list(_WORD.finditer(question))
+    words = [match.group() for match in matches]
+    names = [word for title in _QUOTED.findall(question) for word in _WORD.findall(title)]
     for position, word in enumerate(words):
         if word.lower() in _ASKING or word.lower() in STOPWORDS:
             continue
+        after = words[position + 1] if position + 1 < len(words) else ""
+        joined = position and not question[matches[position - 1].end() : matches[position].start()].strip()
+        before = words[position - 1] if joined else ""
         # The first word is capitalised anyway: it is a name when the next one is too ("Grace Krilanovich").
         first_of_a_name = position == 0 and len(words) > 1 and words[1][:1].isupper()
         if (
             _INNER_CAPITAL.search(word)
             or word.isupper()
-            or (word[:1].isupper() and (position or first_of_a_name))
+            or (
+                word[:1].isupper()
+                and (position or first_of_a_name)
+                and not is_demonym(word, before=before, after=after)
+            )
         ):
             names.append(word)
     return names
@@ -102,7 +115,8 @@ def question_parts(question: str) -> tuple[tuple[str, ...], tuple[str, ...], tup
     options: tuple[tuple[str, ...], ...] = ()
     if reading.options:
         # What tells the options apart ("Kestrel", "Osprey"), not what they share ("home battery").
-        per_option = [_content(tokenize(option)) for option in reading.options]
+        # An option is a name, whatever its words ("Pick Me Up"): only stopwords leave it.
+        per_option = [list(dict.fromkeys(tokenize(option))) for option in reading.options]
         shared = set.intersection(*(set(terms) for terms in per_option))
         options = tuple(tuple(t for t in terms if t not in shared) or tuple(terms) for terms in per_option)
         subject = list(dict.fromkeys(t for terms in options for t in terms))
@@ -199,6 +213,10 @@ _ASKED_FOR = (
 )  # fmt: skip
 
 
+# "How many times was she premier?" is answered by "twice": the counted word is not named.
+_COUNTS_ONLY = frozenset(("time",))
+
+
 def asked_for(question: str) -> tuple[str, ...]:
     """The head word of what a question asks for ("salary" in "What is the weekly salary of X?")."""
     text = " ".join(question.split())
@@ -207,5 +225,5 @@ def asked_for(question: str) -> tuple[str, ...]:
         if match:
             phrase = match.groupdict().get("y") or match.group("x")
             terms = [t for t in tokenize(phrase) if t not in GENERIC_TERMS and t not in _ASKING]
-            return tuple(terms[-1:])
+            return tuple(t for t in terms[-1:] if t not in _COUNTS_ONLY)
     return ()
