@@ -196,19 +196,16 @@ def test_it_fills_templates_with_the_subject_but_searches_with_every_key_term() 
     assert all("built" in q and "tall" in q for q in all_queries(plan))
 
 
-def test_it_asks_a_comparison_that_names_its_own_criterion_as_asked_too() -> None:
+def test_it_asks_a_comparison_that_names_its_own_criterion_as_asked_and_about_each_option() -> None:
     # when
     criterion = plan_extractive("Which band was formed first, The Exies or Circus Diablo?")
     bare = plan_extractive("Compare the Kestrel home battery and the Osprey home battery")
-    # then
-    assert criterion.subquestions[0].text == "Which band was formed first, The Exies or Circus Diablo?"
-    assert len(criterion.subquestions) == 5
+    # then the question is asked as it is, and each option's own pages are asked for, not its cost
+    texts = [sq.text for sq in criterion.subquestions]
+    assert texts[0] == "Which band was formed first, The Exies or Circus Diablo?"
+    assert texts[1:3] == ["What is known about Exies?", "What is known about Circus Diablo?"]
+    assert criterion.subquestions[2].queries[0] == "Circus Diablo"
+    assert not any("cost" in text for text in texts)
+    # and a bare comparison, with no sources to tell, asks about the default dimensions
     assert "differ in cost" in bare.subquestions[0].text
-    assert (
-        len(
-            plan_extractive(
-                "Which band was formed first, The Exies or Circus Diablo?", depth="deep"
-            ).subquestions
-        )
-        == 6
-    )
+    assert 3 <= len(plan_extractive(texts[0], depth="deep").subquestions) <= 6

@@ -29,10 +29,17 @@ def reads_as_code(query: str) -> bool:
     return bool(_CODE.search(query))
 
 
+MAX_QUERY_CHARS_ZH = 40
+
+
 def keyword_query(text: str) -> str:
     """A search query made of a sentence's own content words."""
     if cjk_count(text) >= 2:
-        return " ".join(text.split())[:60]
+        text = " ".join(re.sub(r"[，。？！、；：,.?!;:]", " ", text).split())
+        if len(text) <= MAX_QUERY_CHARS_ZH:
+            return text
+        cut = text.rfind(" ", 0, MAX_QUERY_CHARS_ZH + 1)
+        return text[: cut if cut > MAX_QUERY_CHARS_ZH // 2 else MAX_QUERY_CHARS_ZH]
     return " ".join(english_key_terms(re.sub(r"[^\w\s'-]", " ", text)).split()[:MAX_QUERY_WORDS])
 
 
@@ -52,7 +59,9 @@ def _clean_queries(text: str, proposed: tuple[str, ...]) -> tuple[str, ...]:
         query = " ".join(query.split())
         if reads_as_code(query):
             query = keyword_query(text)
-        elif len(query.split()) > MAX_QUERY_WORDS:
+        elif len(query.split()) > MAX_QUERY_WORDS or (
+            cjk_count(query) >= 2 and len(query) > MAX_QUERY_CHARS_ZH
+        ):
             query = keyword_query(query)
         if query and query.lower() not in (q.lower() for q in queries):
             queries.append(query)

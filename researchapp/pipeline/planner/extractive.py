@@ -1,8 +1,15 @@
-"""The extractive planner: sub-questions and search queries from templates, no model.
+"""The extractive planner: sub-questions and search queries from the question and templates, no model.
 
-A comparative question gets one sub-question per *dimension of difference* (cost,
-performance, ...), each naming every option, so the evidence for each dimension is compared
-side by side instead of being collected per option and never set against each other.
+What a request asks comes first, in its own words: a short question as asked; a long request's
+own asks, each as a question, and the aspects it lists (``text.request``). Templates fill the
+plan with the request's topic; a request with no topic that reads as a noun phrase gets templates
+that need none ("What has changed recently?"), never a template wrapped around a whole sentence.
+
+A comparative question gets one sub-question per *dimension of difference*, each naming every
+option, so the evidence for each dimension is compared side by side instead of being collected
+per option and never set against each other. The dimensions are the ones the sources discuss
+(``collector.dimensions``, given as ``dimensions``), after any criterion the question names
+itself; without sources to tell, cost, performance, adoption and risks.
 """
 
 from __future__ import annotations
@@ -10,119 +17,17 @@ from __future__ import annotations
 import re
 
 from researchapp.core.enums import Intent
-from researchapp.pipeline.text.question import (
-    Reading,
-    asks_its_own_criterion,
-    english_key_terms,
-    read_question,
-)
-from researchapp.pipeline.text.tokens import STOPWORDS, cjk_count
+from researchapp.pipeline.planner import templates as t
+from researchapp.pipeline.planner.queries import search_queries, topic_words
+from researchapp.pipeline.text.question import Reading, asks_its_own_criterion, read_question
+from researchapp.pipeline.text.tokens import STOPWORDS, cjk_count, tokenize
 from researchapp.pipeline.values import Plan, PlannedSubQuestion, UsageLog
 
 MAX_SUBQUESTIONS = 6
-
-# --- templates --------------------------------------------------------------------------------
-
-# (sub-question template, rationale, extra query words). {s} = subject, {a}/{b} = options.
-_Template = tuple[str, str, str]
-
-_DESCRIPTIVE_EN: tuple[_Template, ...] = (
-    (
-        "What are the key facts and figures about {s}?",
-        "Grounds the report in checkable numbers.",
-        "facts figures statistics",
-    ),
-    (
-        "What are the recent developments in {s}?",
-        "What changed lately may overturn older sources.",
-        "latest news developments",
-    ),
-    (
-        "What are the main limitations and risks of {s}?",
-        "A fair picture includes the downsides.",
-        "limitations risks criticism",
-    ),
-    ("What are the causes and drivers behind {s}?", "Explains why, not only what.", "causes drivers reasons"),
-    (
-        "How is {s} expected to change in the coming years?",
-        "Outlook from sources that forecast.",
-        "outlook forecast future",
-    ),
-)
-_DESCRIPTIVE_ZH: tuple[_Template, ...] = (
-    ("{s}有哪些关键事实和数据？", "用可核查的数字支撑报告。", "数据 统计"),
-    ("{s}最近有哪些新进展？", "近期变化可能推翻旧的来源。", "最新 进展"),
-    ("{s}有哪些主要局限和风险？", "完整的图景包括不利之处。", "风险 局限"),
-    ("{s}背后的原因和驱动因素是什么？", "解释为什么，而不仅是什么。", "原因 驱动因素"),
-    ("{s}未来几年预计会如何变化？", "来自预测类来源的展望。", "趋势 预测"),
-)
-_COMPARATIVE_EN: tuple[_Template, ...] = (
-    ("How do {a} and {b} differ in cost?", "Cost is usually the first trade-off.", "cost pricing price"),
-    (
-        "How do {a} and {b} differ in performance?",
-        "Performance claims need side-by-side evidence.",
-        "performance benchmark efficiency speed",
-    ),
-    (
-        "How do {a} and {b} differ in adoption and popularity?",
-        "Adoption shows what others chose.",
-        "adoption market share usage users",
-    ),
-    (
-        "How do {a} and {b} differ in risks and limitations?",
-        "Each option's weaknesses, compared.",
-        "risks limitations drawbacks safety",
-    ),
-    (
-        "What are the main differences between {a} and {b}?",
-        "An overview before the details.",
-        "differences comparison",
-    ),
-    (
-        "For which use cases is {a} better suited than {b}, and vice versa?",
-        "Which fits which need.",
-        "use cases when to use",
-    ),
-)
-_COMPARATIVE_ZH: tuple[_Template, ...] = (
-    ("{a}和{b}在成本方面有何不同？", "成本通常是首要权衡。", "成本 价格"),
-    ("{a}和{b}在性能方面有何不同？", "性能说法需要并列的证据。", "性能 评测 效率"),
-    ("{a}和{b}在采用和普及程度方面有何不同？", "采用情况说明别人如何选择。", "市场份额 采用"),
-    ("{a}和{b}在风险和局限方面有何不同？", "比较各自的弱点。", "风险 缺点"),
-    ("{a}和{b}的主要区别是什么？", "先总览，再看细节。", "区别 对比"),
-    ("{a}和{b}分别适合哪些场景？", "哪个适合哪种需求。", "适用场景"),
-)
-_RECOMMENDATION_EN_T: tuple[_Template, ...] = (
-    ("What options are available for {s}?", "The choice set comes first.", "options alternatives"),
-    (
-        "What criteria matter most when deciding on {s}?",
-        "Criteria make a recommendation checkable.",
-        "criteria requirements",
-    ),
-    ("What are the costs and benefits of {s}?", "Weighs what each choice gives and takes.", "costs benefits"),
-    (
-        "What are the risks and limitations of {s}?",
-        "A recommendation must name its risks.",
-        "risks limitations",
-    ),
-    (
-        "What do independent evaluations conclude about {s}?",
-        "Independent tests beat vendor claims.",
-        "evaluation benchmark review",
-    ),
-    (
-        "What do experts recommend regarding {s}?",
-        "Expert guidance, with its reasons.",
-        "expert recommendation guidance",
-    ),
-)
-_RECOMMENDATION_ZH_T: tuple[_Template, ...] = (
-    ("{s}有哪些可选方案？", "先明确可选范围。", "方案 选择"),
-    ("在{s}上做决定时最重要的标准是什么？", "标准让建议可以核查。", "标准 要求"),
-    ("{s}的成本和收益如何？", "权衡各选项的得失。", "成本 收益"),
-    ("{s}有哪些风险和局限？", "建议必须说明风险。", "风险 局限"),
-    ("独立评测对{s}有何结论？", "独立测试胜过厂商宣传。", "评测 测试"),
-    ("专家对{s}有何建议？", "专家意见及其理由。", "专家 建议"),
+MAX_NAME_SUBQUESTIONS = 2
+# Words of the templates' frames, not of what a template asks about.
+_FRAME_WORDS = frozenset(
+    tokenize("what are is the key main how expected change coming years behind known about")
 )
 
 _FEEDBACK_NOISE = frozenset(
@@ -147,66 +52,152 @@ def _feedback_terms(feedback: str, reading: Reading) -> str:
     return " ".join(dict.fromkeys(kept))
 
 
-def _fill(template: str, reading: Reading) -> str:
+def _fill(template: str, reading: Reading, *, aspect: str = "") -> str:
     options = reading.options
-    a = options[0] if options else reading.subject
+    a = options[0] if options else reading.topic
     b = " and ".join(options[1:]) if not reading.chinese else "和".join(options[1:])
-    text = template.format(s=reading.subject, a=a, b=b)
-    if reading.context and not reading.chinese and "{s}" not in template:
+    text = template.format(s=reading.topic, a=a, b=b, c=reading.criterion, x=aspect)
+    if reading.context and not reading.chinese and "{a}" in template and reading.context != reading.criterion:
         text = f"{text[:-1]} {reading.context}?"
     return text
 
 
-def _queries(reading: Reading, extra: str, depth: str, feedback_terms: str) -> tuple[str, ...]:
-    joiner = " " if reading.chinese else " vs "
-    core = joiner.join(reading.options) if reading.options else reading.key_terms
-    context = reading.context if reading.chinese else english_key_terms(reading.context)
-    first = " ".join(part for part in (core, context, extra) if part)
-    candidates = [first, " ".join(part for part in (core, context) if part)]
-    if len(reading.options) > 1 and extra and not feedback_terms:
-        # A side-by-side query finds comparison pages; a page about one option alone (its
-        # maker's launch note, a review of it) is found by a query naming that option.
-        candidates[1:] = [
-            " ".join(part for part in (option, context, extra) if part) for option in reading.options
-        ]
-    if depth == "deep":
-        candidates.append(f"{core} {extra.split(' ')[0]} {'研究' if reading.chinese else 'study'}")
+def _descriptive(reading: Reading, question: str, count: int) -> list[t.Template]:
+    """1. What the request asks: the question as asked, or a long request's own asks. 2. The aspects
+    it lists. 3. For a short question about named things, what is known about each name. 4. The
+    intent's templates, with the topic if it reads as a noun phrase, else their bare forms."""
+    zh = reading.chinese
+    chosen: list[t.Template] = []
+    if reading.asks:
+        chosen += [(ask, t.ASKED_ZH if zh else t.ASKED_EN, "") for ask in reading.asks]
+    elif reading.topic and reading.topic != reading.subject:
+        # A request that asks nothing in so many words ("收集整理 X 的相关资料") is asked about its topic.
+        topic_ask = t.TOPIC_ZH if zh else t.TOPIC_EN
+        chosen.append((_fill(topic_ask[0], reading), topic_ask[1], ""))
+    elif not reading.aspects:
+        lead = "用户提出的原问题。" if zh else "The question as asked."
+        chosen.append((" ".join(question.split()), lead, ""))
+    aspect = (
+        (t.ASPECT_ZH if zh else t.ASPECT_EN)
+        if reading.topic
+        else (t.ASPECT_ZH_BARE if zh else t.ASPECT_EN_BARE)
+    )
+    chosen += [(_fill(aspect[0], reading, aspect=item), aspect[1], item) for item in reading.aspects]
+    if reading.intent is Intent.DESCRIPTIVE and not reading.topic:
+        chosen += _about_names(reading.names)
+    if reading.intent is Intent.RECOMMENDATION:
+        table = (
+            (t.RECOMMENDATION_ZH if zh else t.RECOMMENDATION_EN)
+            if reading.topic
+            else (t.RECOMMENDATION_ZH_BARE if zh else t.RECOMMENDATION_EN_BARE)
+        )
+    else:
+        table = (
+            (t.DESCRIPTIVE_ZH if zh else t.DESCRIPTIVE_EN)
+            if reading.topic
+            else (t.DESCRIPTIVE_ZH_BARE if zh else t.DESCRIPTIVE_EN_BARE)
+        )
+    # "the recent developments in the recent research progress": a template its topic names is left out.
+    named = set(tokenize(reading.topic)) - _FRAME_WORDS
+    chosen += [
+        (_fill(text, reading), why, extra)
+        for text, why, extra in table
+        if not named & set(tokenize(f"{text} {extra}"))
+    ]
+    return chosen[:count]
+
+
+def _comparative(
+    reading: Reading, question: str, count: int, dimensions: tuple[str, ...] | None
+) -> list[t.Template]:
+    """1. A criterion the question names ("including their fire safety"), or the question itself
+    when it names what decides it ("Which band was formed first, A or B?"). 2. The dimensions the
+    sources discuss (``dimensions``), or the default ones. 3. The overview and use-case questions."""
+    zh = reading.chinese
+    by_dimension, general = (
+        (t.COMPARATIVE_ZH, t.COMPARATIVE_ZH_GENERAL) if zh else (t.COMPARATIVE_EN, t.COMPARATIVE_EN_GENERAL)
+    )
+    chosen: list[t.Template] = []
+    if reading.criterion:
+        text, why, extra = t.CRITERION_ZH if zh else t.CRITERION_EN
+        chosen.append((_fill(text, reading), why, extra.format(c=reading.criterion)))
+    elif asks_its_own_criterion(question, reading):
+        # "Which band was formed first, A or B?" is decided by each option's own pages, not by cost.
+        chosen.append((" ".join(question.split()), "The question as asked.", ""))
+        chosen += _about_names(reading.options) if not zh else []
+        if dimensions is None:
+            dimensions = ()
+    names = t.DEFAULT_DIMENSIONS if dimensions is None else dimensions
+    chosen += [
+        (_fill(by_dimension[name][0], reading), *by_dimension[name][1:])
+        for name in names
+        if name in by_dimension
+    ]
+    chosen += [(_fill(text, reading), why, extra) for text, why, extra in general]
+    return chosen[:count]
+
+
+def _about_names(names: tuple[str, ...]) -> list[t.Template]:
+    text, why, _ = t.NAME_EN
+    return [(text.format(s=name), why, f"{_NAME_QUERY}{name}") for name in names[:MAX_NAME_SUBQUESTIONS]]
+
+
+# A sub-question about one name searches for that name first (its own pages), then with the question.
+_NAME_QUERY = "name:"
+
+
+def _queries(reading: Reading, text: str, extra: str, depth: str, feedback_terms: str) -> tuple[str, ...]:
+    """The one query maker's queries (``queries.search_queries``) with the words this sub-question
+    adds to the question; an analyst's feedback terms go into the second query."""
+    if extra.startswith(_NAME_QUERY):
+        name = extra.removeprefix(_NAME_QUERY)
+        return tuple(dict.fromkeys((name, search_queries(reading, "", depth)[0])))
+    words = extra if extra else topic_words(text, reading) if text != reading.subject else ""
+    queries = tuple(_without_repeats(query) for query in search_queries(reading, words, depth))
     if feedback_terms:
-        candidates.insert(1, f"{core} {feedback_terms}")
-    return tuple(dict.fromkeys(" ".join(q.split()) for q in candidates))[:3]
+        core = " ".join(reading.options) if reading.options else reading.key_terms
+        queries = tuple(dict.fromkeys((queries[0], f"{core} {feedback_terms}", *queries[1:])))[:3]
+    return queries
 
 
-def plan_extractive(question: str, *, depth: str = "quick", feedback: str = "") -> Plan:
+def template_plan(
+    reading: Reading,
+    question: str,
+    *,
+    depth: str = "quick",
+    dimensions: tuple[str, ...] | None = None,
+    feedback_terms: str = "",
+) -> tuple[PlannedSubQuestion, ...]:
+    """4 sub-questions for "quick", 6 for "deep" (see ``_descriptive`` and ``_comparative``)."""
+    count = 6 if depth == "deep" else 4
+    if reading.intent is Intent.COMPARATIVE:
+        chosen = _comparative(reading, question, count, dimensions)
+    else:
+        chosen = _descriptive(reading, question, count)
+    return tuple(
+        PlannedSubQuestion(
+            text=text, rationale=why, queries=_queries(reading, text, extra, depth, feedback_terms)
+        )
+        for text, why, extra in dict.fromkeys(chosen)
+    )
+
+
+def plan_extractive(
+    question: str, *, depth: str = "quick", feedback: str = "", dimensions: tuple[str, ...] | None = None
+) -> Plan:
     """A plan of 3–6 sub-questions, each with 1–3 queries that carry the question's key terms.
 
-    1. Read the question: language, intent, subject, options of a comparison.
-    2. Take the intent's templates: the question itself first unless comparative, then 3 more
-       dimensions for "quick" and 5 for "deep".
+    1. Read the question: language, intent, topic, options and criterion of a comparison, a long
+       request's asks and aspects.
+    2. Compose the sub-questions (``template_plan``), a comparison's from the ``dimensions`` its
+       sources discuss.
     3. Turn an analyst's feedback into its own sub-question and into extra query words.
     """
     reading = read_question(question)
-    deep = depth == "deep"
-    lead = "用户提出的原问题。" if reading.chinese else "The question as asked."
-    as_asked = (" ".join(question.split()), lead, "")
-    if reading.intent is Intent.COMPARATIVE:
-        templates = _COMPARATIVE_ZH if reading.chinese else _COMPARATIVE_EN
-        # "Which band was formed first, A or B?" asks one thing no dimension covers: ask it too.
-        own = [as_asked] if asks_its_own_criterion(question, reading) else []
-        count = min(6 if deep else 4, MAX_SUBQUESTIONS - len(own))
-        chosen = own + [(_fill(text, reading), why, extra) for text, why, extra in templates[:count]]
-    else:
-        if reading.intent is Intent.RECOMMENDATION:
-            templates = _RECOMMENDATION_ZH_T if reading.chinese else _RECOMMENDATION_EN_T
-        else:
-            templates = _DESCRIPTIVE_ZH if reading.chinese else _DESCRIPTIVE_EN
-        chosen = [as_asked]
-        chosen += [(_fill(text, reading), why, extra) for text, why, extra in templates[: 5 if deep else 3]]
-
     feedback_terms = _feedback_terms(feedback, reading) if feedback.strip() else ""
-    subquestions = [
-        PlannedSubQuestion(text=text, rationale=why, queries=_queries(reading, extra, depth, feedback_terms))
-        for text, why, extra in chosen
-    ]
+    subquestions = list(
+        template_plan(reading, question, depth=depth, dimensions=dimensions, feedback_terms=feedback_terms)
+    )
     if feedback_terms:
         if reading.chinese:
             text = f"关于{_subject_phrase(reading)}，{feedback_terms}方面的证据是什么？"
@@ -224,7 +215,12 @@ def plan_extractive(question: str, *, depth: str = "quick", feedback: str = "") 
 def _subject_phrase(reading: Reading) -> str:
     if reading.options:
         return ("和" if reading.chinese else " and ").join(reading.options)
-    return reading.subject
+    return reading.topic or reading.key_terms
+
+
+def _without_repeats(query: str) -> str:
+    """ "world's wealthiest governments invest world's" → each word once."""
+    return " ".join(dict.fromkeys(query.split()))
 
 
 class ExtractivePlanner:
@@ -232,5 +228,13 @@ class ExtractivePlanner:
 
     name = "extractive"
 
-    def plan(self, question: str, *, depth: str, feedback: str = "", usage: UsageLog) -> Plan:
-        return plan_extractive(question, depth=depth, feedback=feedback)
+    def plan(
+        self,
+        question: str,
+        *,
+        depth: str,
+        feedback: str = "",
+        usage: UsageLog,
+        dimensions: tuple[str, ...] | None = None,
+    ) -> Plan:
+        return plan_extractive(question, depth=depth, feedback=feedback, dimensions=dimensions)

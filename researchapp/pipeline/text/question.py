@@ -11,6 +11,9 @@ import re
 from dataclasses import dataclass
 
 from researchapp.core.enums import Intent
+from researchapp.pipeline.text.entities import name_phrases
+from researchapp.pipeline.text.request import is_noun_phrase, read_request
+from researchapp.pipeline.text.sentences import split_sentences
 from researchapp.pipeline.text.tokens import STOPWORDS, cjk_count
 
 _QUESTION_LEADS = re.compile(
@@ -33,7 +36,8 @@ _ZH_TAILS = re.compile(
 _END_PUNCT = re.compile(r"[\s?？.。!！]+$")
 
 _RECOMMENDATION_EN = re.compile(
-    r"\b(?:should|best|recommend(?:ed|ation|ations)?|worth (?:it|using|buying)|"
+    r"\b(?:should (?:i|we|you|one|they|my|our)\b|^should\b|best(?![- ](?:selling|known))|"
+    r"recommend(?:ed|ation|ations)?|worth (?:it|using|buying)|"
     r"which\b.*\b(?:choose|pick|use|select|buy|adopt))\b",
     re.IGNORECASE,
 )
@@ -46,6 +50,8 @@ _COMPARE_EN = (
         re.IGNORECASE,
     ),
     re.compile(r"(?P<a>.+?)\s+(?:vs\.?|versus)\s+(?P<b>.+)", re.IGNORECASE),
+    # "Are Christopher Nolan and Sathish Kalathil both film directors?"
+    re.compile(r"^(?i:are|were|is|was|do|did|have|had)\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)\s+(?i:both)\b"),
     # "Are both magazines, the Woman's Viewpoint and Pick Me Up, British?"
     re.compile(
         r"^(?i:are|were|is|was|do|did|have|had)\s+both\s+(?P<a>.+?)\s+and\s+(?P<b>[A-Z0-9][^,]*?)"
@@ -68,7 +74,11 @@ _OPTION_TAIL = re.compile(
     re.IGNORECASE,
 )
 # "good or bad", "yes or no": an "or" that offers no options to compare.
-_NOT_OPTIONS = frozenset("good bad better worse true false yes no not more less right wrong up down".split())
+_NOT_OPTIONS = frozenset(
+    """good bad better worse true false yes no not more less right wrong up down strengths weaknesses
+    pros cons advantages disadvantages benefits drawbacks risks opportunities differences similarities
+    connections these those their its this""".split()
+)
 _ZH_COMPARE_CUE = re.compile(r"对比|比较|区别|差异|不同|哪个|还是|相比|vs|VS|versus")
 _ZH_SPLIT = re.compile(r"还是|和|与|跟|同|vs\.?|VS|versus|对比|相比")
 _ZH_B_END = re.compile(r"(?:的|有什么|有何|之间|哪|谁|相比|对比|比较|，|,|在|更).*$")
@@ -84,6 +94,13 @@ class Reading:
     options: tuple[str, ...]
     context: str  # what a comparison is about beyond its options: "for analytics"
     key_terms: str  # the words that carry the question, for search queries
+    topic: str = ""  # the noun phrase templates may name; "" when the question has none that reads cleanly
+    asks: tuple[str, ...] = ()  # a long request's own asks, each as a question (``request.read_request``)
+    aspects: tuple[str, ...] = ()  # aspects a request lists ("client case studies", "融资情况")
+    criterion: str = (
+        ""  # what a comparison names to compare on: "fire safety" in "..., including their fire safety"
+    )
+    names: tuple[str, ...] = ()  # the names a short question mentions ("Dick Humbert", "NFL")
 
 
 _LEAD_WORDS = frozenset(
@@ -129,7 +146,14 @@ def _english_options(question: str) -> tuple[tuple[str, ...], str]:
         if not all(options) or options[0].lower() == options[1].lower():
             continue
         edge_words = options[0].lower().split()[-1:] + options[1].lower().split()[:1]
-        if any(word in _NOT_OPTIONS for word in edge_words) or any(len(o.split()) > 6 for o in options):
+        back = any(
+            word in ("these", "those", "their", "its", "this") for o in options for word in o.lower().split()
+        )
+        if (
+            back
+            or any(word in _NOT_OPTIONS for word in edge_words)
+            or any(len(o.split()) > 6 for o in options)
+        ):
             continue
         return options, context
     return (), ""
@@ -272,16 +296,55 @@ def _names_something(phrase: str) -> bool:
     return any(word[:1].isupper() for word in phrase.split())
 
 
+# "Compare A and B, including their fire safety": what the comparison is to be made on.
+_CRITERION = re.compile(
+    r",?\s+(?:including|especially|particularly|in terms of|with (?:respect|regard) to|notably)\s+"
+    r"(?:their|its|the|both)?\s*(?P<criterion>[^,?.;]+?)\s*[?.]?$",
+    re.IGNORECASE,
+)
+# A request of several sentences, or one long one, is read for its asks and its topic.
+LONG_REQUEST_WORDS = 30
+LONG_REQUEST_CHARS = 60
+MAX_OPTION_CHARS_ZH = 12
+
+
+def is_long_request(text: str, chinese: bool) -> bool:
+    if chinese:
+        return (
+            len(text) > LONG_REQUEST_CHARS
+            or len(re.findall(r"[。？！?!；;]", text.rstrip("。？！?!；; "))) > 0
+        )
+    # "The director Armando Iannucci has an OBE. Does the director Puneet Sira also have one?" is
+    # one question in two sentences: a short text that ends asking is read as a question.
+    sentences = len(split_sentences(text))
+    if text.endswith("?") and sentences <= 2 and len(text.split()) <= LONG_REQUEST_WORDS:
+        return False
+    return len(text.split()) > LONG_REQUEST_WORDS or sentences > 1
+
+
 def read_question(question: str) -> Reading:
+    """Language, intent, subject, options; for a long request its asks, aspects and topic
+    (``request.read_request``); for a comparison the criterion it names; for a short question its names."""
     text = " ".join(question.split())
     if not text:
         raise ValueError("The research question is empty: type a question to plan.")
     chinese = cjk_count(text) >= 2
+    long_request = is_long_request(text, chinese)
+    criterion = ""
     if chinese:
-        options, context = _chinese_options(text)
+        # A long request compares only when its first clause does ("数学与量子计算交叉领域" joins).
+        options, context = _chinese_options(re.split(r"[，,。；;]", text)[0] if long_request else text)
+        if any(len(option) > MAX_OPTION_CHARS_ZH or "，" in option for option in options):
+            options, context = (), ""  # a long request's "和" joins clauses, not options
+        criterion = context
         recommends = bool(_RECOMMENDATION_ZH.search(text))
     else:
-        options, context = _english_options(text)
+        found = _CRITERION.search(text) if not long_request else None
+        if found:
+            criterion = found.group("criterion").strip()
+        options, context = _english_options(text[: found.start()] + "?" if found else text)
+        if not options:
+            criterion = ""
         recommends = bool(_RECOMMENDATION_EN.search(text))
     if options:
         intent = Intent.COMPARATIVE
@@ -293,7 +356,47 @@ def read_question(question: str) -> Reading:
     key_terms = subject if chinese else (english_key_terms(subject) or english_key_terms(text) or text)
     if not chinese and not _ASKS_TO_DECIDE.match(text):
         subject = _topic(text, subject)
-    return Reading(chinese, intent, subject, options, context, key_terms)
+    plain = text.endswith(("?", "？")) and not text.startswith("(") and not long_request and "，" not in text
+    if not plain:
+        # A request, not a plain question: read for its own asks, the aspects it lists, its topic.
+        request = read_request(question, fallback_topic=subject)
+        topic, asks, aspects = request.topic, request.asks, request.aspects
+        key_terms = _short_keywords(topic or (asks[0] if asks else subject), chinese)
+    else:
+        topic, asks, aspects = (subject if chinese or is_noun_phrase(subject) else ""), (), ()
+    names = () if chinese or len(text.split()) > MAX_NAMED_WORDS else _names_in(text)
+    return Reading(
+        chinese, intent, subject, options, context, key_terms, topic, asks, aspects, criterion, names
+    )
+
+
+def _names_in(text: str) -> tuple[str, ...]:
+    """The names a question mentions, without the words that ask ("Compare the Kestrel" → "Kestrel")."""
+    names = []
+    for name, _, _ in name_phrases(text):
+        words = re.sub(r"['’]s$", "", name).split()
+        while words and (words[0].lower() in _NAME_LEAD_NOISE or not re.search(r"[^\W\d_]", words[0])):
+            words.pop(0)
+        found = " ".join(words)
+        if len(found) > 2 and found not in names:
+            names.append(found)
+    return tuple(names)
+
+
+_NAME_LEAD_NOISE = (
+    STOPWORDS | _LEAD_WORDS | QUERY_NOISE | frozenset(("from", "in", "since", "during", "after"))
+)
+MAX_NAMED_WORDS = 60  # past this, a request's names are examples, not what it turns on
+MAX_KEYWORDS = 8
+MAX_KEYWORD_CHARS_ZH = 24
+
+
+def _short_keywords(text: str, chinese: bool) -> str:
+    """Search words for a long request: its topic's content words, a few."""
+    if chinese:
+        return _ZH_TAILS.sub("", _ZH_LEADS.sub("", _END_PUNCT.sub("", text)))[:MAX_KEYWORD_CHARS_ZH]
+    text = re.sub(r"^(?:what (?:is|are) known about|how to)\s+", "", text, flags=re.IGNORECASE)
+    return " ".join(english_key_terms(text).split()[:MAX_KEYWORDS])
 
 
 _COMPARISON_WORDS = frozenset(
