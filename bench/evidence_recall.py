@@ -110,11 +110,14 @@ def load_corpora(
 # --- selecting, the way a task does -------------------------------------------------------------
 
 
-def subquestions_for(question: str, *, add_question: bool):
+def subquestions_for(question: str, *, add_question: bool, sources=()):
+    """The plan's sub-questions, a comparison's from the dimensions ``sources`` discuss (as a task's
+    dimension probe finds them in its corpus)."""
+    from researchapp.pipeline.collector.dimensions import discussed_dimensions
     from researchapp.pipeline.planner.extractive import plan_extractive
     from researchapp.pipeline.values import SubQuestion
 
-    plan = plan_extractive(question)
+    plan = plan_extractive(question, dimensions=discussed_dimensions(question, sources) if sources else None)
     subquestions = [
         SubQuestion(id=i + 1, text=sq.text, queries=sq.queries, order=i)
         for i, sq in enumerate(plan.subquestions)
@@ -150,7 +153,7 @@ def handed_on(corpus: Corpus, *, add_question: bool, max_passages: int, cap: int
 
     sources = sources_for(corpus)
     best: dict[tuple[int, int, int], object] = {}
-    for subquestion in subquestions_for(corpus.question, add_question=add_question):
+    for subquestion in subquestions_for(corpus.question, add_question=add_question, sources=sources):
         for passage in select_with_hops(
             subquestion, sources, max_passages=max_passages, question=corpus.question
         ):

@@ -57,6 +57,12 @@ BENCHMARKS: list[tuple[str, str, list[str], int]] = [
     ),
     ("relevance", "relevance", ["--data", f"{DATA}/extraction", "--half", "second"], 90),
     ("relevance_tuning_half", "relevance", ["--data", f"{DATA}/extraction", "--half", "first"], 90),
+    (
+        "plan_phrasing",
+        "plan_phrasing",
+        ["--data", f"{DATA}/questions/deepresearch_bench_queries.jsonl"],
+        60,
+    ),
     ("review_desk", "review_desk", [], 240),
     # One standard-task run reports both wall time (4) and token economy (5).
     ("pipeline_time+tokens", "pipeline_time", ["--with-tokens"], 150),

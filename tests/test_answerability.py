@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from researchapp.core.enums import FindingStatus, Resolution, Stance
+from researchapp.demo import DEMO_QUESTION
 from researchapp.models import Evidence, Finding, FindingEvidence, ResearchTask
 from researchapp.pipeline.values import CheckIssue, EvidenceLink, ReviewedFinding, SubQuestion
 from researchapp.pipeline.values import Evidence as EvidenceValue
@@ -65,8 +66,15 @@ def test_a_question_the_corpus_does_not_cover_says_so_and_ends_with_every_item_a
 
 def test_the_demo_question_is_answered_first_and_its_evidence_shows_its_relevance(tmp_path, analyst):
     # when the demo question runs with every gate approving
-    data = research(tmp_path, "Compare the Kestrel sodium-ion home battery and the Osprey LFP home battery")
+    data = research(tmp_path, DEMO_QUESTION)
     task = ResearchTask.objects.get()
+    # then the plan compares on what the demo pages discuss, after the criterion the question names
+    # (fire safety, which no page mentions: an honest gap), and not on risks no page speaks to
+    texts = [sq.text for sq in task.plans.get().subquestions.all()]
+    assert texts[0].endswith("differ in fire safety?") and "differ in cost?" in texts[1]
+    assert not any("risks" in text for text in texts)
+    gap = Finding.objects.get(task=task, status="insufficient")
+    assert gap.subquestion.text == texts[0]
     # then the report opens with a direct answer, each sentence cited
     answer = data["report"]["markdown"].split("## Answer")[1].split("\n## ")[0]
     assert "[E" in answer and "Kestrel" in answer and "Osprey" in answer

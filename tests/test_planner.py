@@ -203,7 +203,7 @@ def test_it_asks_a_comparison_that_names_its_own_criterion_as_asked_and_about_ea
     # then the question is asked as it is, and each option's own pages are asked for, not its cost
     texts = [sq.text for sq in criterion.subquestions]
     assert texts[0] == "Which band was formed first, The Exies or Circus Diablo?"
-    assert texts[1:3] == ["What is known about Exies?", "What is known about Circus Diablo?"]
+    assert texts[1:3] == ["What is known about the Exies?", "What is known about Circus Diablo?"]
     assert criterion.subquestions[2].queries[0] == "Circus Diablo"
     assert not any("cost" in text for text in texts)
     # and a bare comparison, with no sources to tell, asks about the default dimensions

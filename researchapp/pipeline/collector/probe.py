@@ -82,7 +82,7 @@ def probe(
             hits.setdefault(hit.url, hit)
     if not hits:
         return Coverage("uncovered", f"No source was found for {_quoted(queries)}.")
-    sources = [_source(index + 1, hit, fetcher) for index, hit in enumerate(hits.values())]
+    sources = [source_from_hit(index + 1, hit, fetcher) for index, hit in enumerate(hits.values())]
     passages = select_passages(subquestion, sources, question=question, closest=1)
     best = max((p.relevance for p in passages), default=0.0)
     if passages and passages[0].clears_bar:
@@ -93,7 +93,8 @@ def probe(
     return Coverage("uncovered", _what_is_missing(subquestion, question, passages), len(hits), best)
 
 
-def _source(source_id: int, hit: Hit, fetcher: Fetcher | None) -> Source:
+def source_from_hit(source_id: int, hit: Hit, fetcher: Fetcher | None) -> Source:
+    """The page a hit points to, opened with ``fetcher`` if there is one, else its title and snippet."""
     text = f"{hit.title}\n{hit.snippet}"
     if fetcher is not None:
         try:

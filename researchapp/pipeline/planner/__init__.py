@@ -14,4 +14,14 @@ from researchapp.pipeline.values import Plan, UsageLog
 class Planner(Protocol):
     name: str
 
-    def plan(self, question: str, *, depth: str, feedback: str = "", usage: UsageLog) -> Plan: ...
+    def plan(
+        self,
+        question: str,
+        *,
+        depth: str,
+        feedback: str = "",
+        usage: UsageLog,
+        dimensions: tuple[str, ...] | None = None,
+    ) -> Plan:
+        """``dimensions``: what the sources found for a comparison's options discuss (``None``: not asked)."""
+        ...

@@ -52,13 +52,15 @@ def _feedback_terms(feedback: str, reading: Reading) -> str:
     return " ".join(dict.fromkeys(kept))
 
 
-def _fill(template: str, reading: Reading, *, aspect: str = "") -> str:
-    options = reading.options
+def _fill(template: str, reading: Reading, *, aspect: str = "", question: str = "") -> str:
+    options = tuple(_as_written(option, question) for option in reading.options)
     a = options[0] if options else reading.topic
     b = " and ".join(options[1:]) if not reading.chinese else "和".join(options[1:])
     text = template.format(s=reading.topic, a=a, b=b, c=reading.criterion, x=aspect)
     if reading.context and not reading.chinese and "{a}" in template and reading.context != reading.criterion:
-        text = f"{text[:-1]} {reading.context}?"
+        # "... better suited than MySQL for analytics, and vice versa?", not "... vice versa for analytics?"
+        head, comma, tail = text[:-1].partition(", and vice versa")
+        text = f"{head} {reading.context}{comma}{tail}?"
     return text
 
 
@@ -120,21 +122,23 @@ def _comparative(
     chosen: list[t.Template] = []
     if reading.criterion:
         text, why, extra = t.CRITERION_ZH if zh else t.CRITERION_EN
-        chosen.append((_fill(text, reading), why, extra.format(c=reading.criterion)))
+        chosen.append((_fill(text, reading, question=question), why, extra.format(c=reading.criterion)))
     elif asks_its_own_criterion(question, reading):
-        # "Which band was formed first, A or B?" is decided by each option's own pages, not by cost.
+        # "Which band was formed first, A or B?" is decided by each option's own pages, not by cost:
+        # the question, what is known about each option, the overview, then what the sources discuss.
         chosen.append((" ".join(question.split()), "The question as asked.", ""))
-        chosen += _about_names(reading.options) if not zh else []
-        if dimensions is None:
-            dimensions = ()
+        if not zh:
+            chosen += _about_names(tuple(_as_written(option, question) for option in reading.options))
+        chosen += [(_fill(text, reading, question=question), why, extra) for text, why, extra in general[:1]]
+        dimensions = dimensions or ()
     names = t.DEFAULT_DIMENSIONS if dimensions is None else dimensions
     chosen += [
-        (_fill(by_dimension[name][0], reading), *by_dimension[name][1:])
+        (_fill(by_dimension[name][0], reading, question=question), *by_dimension[name][1:])
         for name in names
         if name in by_dimension
     ]
-    chosen += [(_fill(text, reading), why, extra) for text, why, extra in general]
-    return chosen[:count]
+    chosen += [(_fill(text, reading, question=question), why, extra) for text, why, extra in general]
+    return list(dict.fromkeys(chosen))[:count]
 
 
 def _about_names(names: tuple[str, ...]) -> list[t.Template]:
@@ -221,6 +225,13 @@ def _subject_phrase(reading: Reading) -> str:
 def _without_repeats(query: str) -> str:
     """ "world's wealthiest governments invest world's" → each word once."""
     return " ".join(dict.fromkeys(query.split()))
+
+
+def _as_written(option: str, question: str) -> str:
+    """An option with the article the question gave it: "the Kestrel battery", not "Kestrel battery"."""
+    if question and re.search(rf"\bthe\s+{re.escape(option)}", question, re.IGNORECASE):
+        return f"the {option}"
+    return option
 
 
 class ExtractivePlanner:

@@ -46,17 +46,34 @@ class ModelPlanner(structured.ModelStage):
     # 6 sub-questions of ~30 tokens, a rationale of ~30 and 3 queries of ~10 each, with the JSON around them.
     max_tokens = 900
 
-    def plan(self, question: str, *, depth: str, feedback: str = "", usage: UsageLog) -> Plan:
-        return self.ask(plan_messages(question, depth=depth, feedback=feedback), plan_from_answer, usage)
+    def plan(
+        self,
+        question: str,
+        *,
+        depth: str,
+        feedback: str = "",
+        usage: UsageLog,
+        dimensions: tuple[str, ...] | None = None,
+    ) -> Plan:
+        messages = plan_messages(question, depth=depth, feedback=feedback, dimensions=dimensions)
+        return self.ask(messages, plan_from_answer, usage)
 
 
-def plan_messages(question: str, *, depth: str, feedback: str = "") -> list[structured.Message]:
+def plan_messages(
+    question: str, *, depth: str, feedback: str = "", dimensions: tuple[str, ...] | None = None
+) -> list[structured.Message]:
     size = (
         "Depth: deep. Make 4 to 6 sub-questions with 2 or 3 queries each."
         if depth == "deep"
         else "Depth: quick. Make 3 or 4 sub-questions with 1 or 2 queries each."
     )
     parts = [f"<question>{structured.defuse(question)}</question>", size]
+    if dimensions:
+        # The dimensions a probe search found the sources discussing: a comparison asks about these.
+        parts.append(
+            "The sources found for these options discuss: "
+            f"{', '.join(dimensions)}. Compare on these (and on anything the question names itself)."
+        )
     if feedback.strip():
         parts.append(
             "An analyst rejected the previous plan. Revise it to address this feedback:\n"

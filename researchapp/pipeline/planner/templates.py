@@ -200,7 +200,9 @@ RECOMMENDATION_ZH_BARE: tuple[Template, ...] = (
 ASKED_EN, ASKED_ZH = "Asked in the request.", "请求中直接提出的问题。"
 TOPIC_EN: Template = ("What is known about {s}?", "Asked in the request.", "")
 TOPIC_ZH: Template = ("{s}的情况如何？", "请求中直接提出的问题。", "")
-ASPECT_EN: Template = ("What is known about {x} for {s}?", "The request lists it.", "")
-ASPECT_EN_BARE: Template = ("What is known about {x}?", "The request lists it.", "")
+# An English aspect is asked bare: it belongs to the request, not always to the topic's noun phrase
+# ("caregiver support" of a request about Parkinson's disease, not "for the warning signs").
+ASPECT_EN: Template = ("What is known about {x}?", "The request lists it.", "")
+ASPECT_EN_BARE = ASPECT_EN
 ASPECT_ZH: Template = ("{s}的{x}如何？", "请求中列出的方面。", "")
 ASPECT_ZH_BARE: Template = ("{x}如何？", "请求中列出的方面。", "")

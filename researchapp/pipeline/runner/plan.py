@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from researchapp.models import Plan, ResearchTask, Stage, SubQuestion
+from researchapp.pipeline.collector.dimensions import probe_dimensions
 from researchapp.pipeline.collector.probe import Coverage, probe
 from researchapp.pipeline.planner.checks import validated_plan
 from researchapp.pipeline.planner.extractive import ExtractivePlanner, plan_extractive
@@ -24,10 +25,13 @@ def run_plan(task: ResearchTask) -> Plan:
     feedback = latest.feedback if latest and latest.status == Plan.Status.REJECTED else ""
     usage = UsageLog()
     planner = planner_for(task)
-    template = plan_extractive(task.question, depth=task.depth, feedback=feedback)
+    dimensions = discussed_dimensions(task)
+    template = plan_extractive(task.question, depth=task.depth, feedback=feedback, dimensions=dimensions)
     engine, note = planner.name, ""
     try:
-        proposed = planner.plan(task.question, depth=task.depth, feedback=feedback, usage=usage)
+        proposed = planner.plan(
+            task.question, depth=task.depth, feedback=feedback, usage=usage, dimensions=dimensions
+        )
     except ProviderError as error:
         if error.code != "malformed_output":
             raise
@@ -54,6 +58,19 @@ def run_plan(task: ResearchTask) -> Plan:
             for i, sq in enumerate(plan.subquestions)
         )
     return stored
+
+
+def discussed_dimensions(task: ResearchTask) -> tuple[str, ...] | None:
+    """What the sources found for a comparison's options discuss (``None`` for other questions):
+    a comparative plan asks about those, not a fixed list."""
+    collector = collector_for(task)
+    web = task.search_provider != "local"
+    return probe_dimensions(
+        task.question,
+        search=collector.search,
+        fetcher=None if web else collector.fetcher,
+        max_queries=1 if web else 3,
+    )
 
 
 def run_probe(task: ResearchTask, plan: Plan) -> list[Coverage]:

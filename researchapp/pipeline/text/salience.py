@@ -124,7 +124,10 @@ def question_parts(question: str) -> tuple[tuple[str, ...], tuple[str, ...], tup
         subject = _content(tokenize(reading.subject))
     else:
         subject = _content(tokenize(" ".join(_names(text)))) or _content(tokenize(reading.key_terms))
-    focus = [term for term in everything if term not in subject]
+    # A comparison's named criterion ("including their fire safety") is its own sub-question's
+    # matter (``asked_of``), not what every passage about the options must hold.
+    criterion = set(tokenize(f"including {reading.criterion}")) if reading.criterion else set()
+    focus = [term for term in everything if term not in subject and term not in criterion]
     return tuple(subject), tuple(focus), options
 
 
@@ -135,7 +138,13 @@ def asked_of(subquestion: SubQuestion, question: str = "") -> Asked:
     terms = tuple(_content(tokenize(text))) or subject
     head = asked_for(question or subquestion.text)
     # What the question asks for binds every sub-question: evidence for "what does X cost" names a price.
-    attributes = tuple(dict.fromkeys([*head, *(t for t in focus if t in ATTRIBUTES)]))
+    attributes = [*head, *(t for t in focus if t in ATTRIBUTES)]
+    # A comparison's own criterion ("including their fire safety") binds the sub-question that asks it:
+    # pages that name both batteries but never their fire safety do not answer it.
+    criterion = _content(tokenize(read_question(question).criterion)) if question else []
+    if criterion and set(criterion) <= set(tokenize(subquestion.text)) and subquestion.text != question:
+        attributes += criterion
+    attributes = tuple(dict.fromkeys(attributes))
     return Asked(terms, subject, focus, attributes, options)
 
 
