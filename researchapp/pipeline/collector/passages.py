@@ -35,6 +35,7 @@ from researchapp.pipeline.text.sentences import (
     split_paragraphs,
     split_sentences,
 )
+from researchapp.pipeline.text.support import is_statement, statement_miss
 from researchapp.pipeline.text.tokens import Span, tokenize
 from researchapp.pipeline.values import Passage, Source, SubQuestion
 
@@ -276,11 +277,15 @@ class PassagePool:
                 near.append((judgement.relevance * score, candidate, judgement))
         scored.sort(key=lambda item: (-item[0], item[1].source_rank, item[1].start))
         chosen = _spread_over_sources(scored, max_passages)
-        if chosen and not self.answers(asked, chosen):
-            # Passages about the subject that never say what is asked ("revenue"): none is evidence.
-            near = [
-                (score * j.relevance, c, replace(j, missing=asked.attributes)) for score, c, j in chosen
-            ] + near
+        # A statement to verify is judged whole (``support.statement_miss``); a question, by whether
+        # its passages hold its subject and what it asks for.
+        statement = is_statement(subquestion.text)
+        missing = self._not_stated(subquestion) if chosen and statement else None
+        if chosen and (missing is not None or (not statement and not self.answers(asked, chosen))):
+            # Passages about the subject that never say what is asked ("revenue"), or that do not
+            # hold a statement to verify: none is evidence.
+            lacking = asked.attributes if missing is None else missing
+            near = [(score * j.relevance, c, replace(j, missing=lacking)) for score, c, j in chosen] + near
             chosen = []
         if not chosen and closest:
             near.sort(key=lambda item: (-item[0], item[1].source_rank, item[1].start))
@@ -288,6 +293,11 @@ class PassagePool:
         passages = [_to_passage(candidate, score, judgement) for score, candidate, judgement in chosen]
         passages.sort(key=lambda p: (-p.score, self._rank[p.source_id], p.start))
         return passages
+
+    def _not_stated(self, subquestion: SubQuestion) -> tuple[str, ...] | None:
+        """What of a statement to verify no window of these sources holds (``None``: borne out)."""
+        check = statement_miss(subquestion.text, [source.text for source in self.sources])
+        return None if check.borne_out else check.missing
 
     def weight(self, term: str, asked: Asked) -> float:
         """A term's rarity among these passages. A term no passage holds cannot tell passages
