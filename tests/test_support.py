@@ -49,3 +49,32 @@ def test_a_statement_its_sources_do_not_hold_gets_no_evidence_only_the_closest_p
     stated = "Brian Pendleton was a rhythm guitarist of the Pretty Things."
     found = select_passages(SubQuestion(2, stated, (stated,)), [source], question=stated)
     assert found and found[0].clears_bar
+
+
+AUDI = (
+    "Audi has revealed the e-tron Sportback, a coupe-styled version of its electric SUV.\n"
+    "In Europe, where order books open at the end of November, the e-tron Sportback edition one costs "
+    "79,900 euros.\n"
+    "US pricing has not been confirmed at this stage, but the e-tron Sportback goes on sale in the US "
+    "next year.\n"
+)
+BOEING = (
+    "Emirates ordered 30 Boeing 787-9 Dreamliner jets at the Dubai Air Show.\n"
+    "The 787-9 is a larger variant of the Dreamliner, seating 242 to 330 passengers in two classes.\n"
+    "The airline also trimmed its order for the Boeing 777x, which is still in testing.\n"
+)
+
+
+def _answered(question: str, text: str) -> bool:
+    source = Source(1, "https://cars.example/page", "", text)
+    passages = select_passages(SubQuestion(1, question, (question,)), [source], question=question)
+    return bool(passages) and passages[0].clears_bar
+
+
+def test_the_asked_for_figure_must_be_stated_for_the_subject_in_one_sentence() -> None:
+    # a price stated for Europe, and a sentence that names US pricing only to say it is unknown
+    assert _answered("What is the price of the Audi e-tron Sportback in Europe?", AUDI)
+    assert not _answered("What is the price of the Audi e-tron Sportback in the United States?", AUDI)
+    # the 787-9's seats are not the 777x's: a question's model number must be held where the figure is
+    assert _answered("How many passengers does the Boeing 787-9 seat?", BOEING)
+    assert not _answered("How many passengers does the Boeing 777x seat?", BOEING)

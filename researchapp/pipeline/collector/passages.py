@@ -26,8 +26,8 @@ from researchapp.pipeline.text.salience import (
     Asked,
     Judgement,
     asked_of,
-    holds_attribute,
     judge,
+    states_attribute,
 )
 from researchapp.pipeline.text.sentences import (
     LIST_MARKER,
@@ -193,6 +193,7 @@ class _Candidate:
     end: int
     tokens: tuple[str, ...]  # title, headings and passage: what BM25 ranks
     body: frozenset[str]  # the passage's own terms: what it says
+    heading_text: str = ""  # the page's title and the headings above the passage
 
     @property
     def terms(self) -> frozenset[str]:
@@ -217,10 +218,13 @@ def _candidates(sources: Sequence[Source]) -> list[_Candidate]:
     for rank, source in enumerate(sources):
         title_terms = tokenize(source.title)
         for (start, end), headings in passages_with_headings(source.text):
+            heading_text = " ".join([source.title, *(source.text[s:e] for s, e in headings)])
             heading_terms = [term for s, e in headings for term in tokenize(source.text[s:e])]
             body = tokenize(source.text[start:end])
             tokens = title_terms + heading_terms + body
-            candidates.append(_Candidate(rank, source, start, end, tuple(tokens), frozenset(body)))
+            candidates.append(
+                _Candidate(rank, source, start, end, tuple(tokens), frozenset(body), heading_text)
+            )
     return candidates
 
 
@@ -320,7 +324,9 @@ class PassagePool:
             return True
         names = {name.lower() for c, _ in about_subject for name, _, _ in name_phrases(c.quote)}
         return any(
-            holds_attribute(asked, candidate.terms, has_money=candidate.has_money())
+            states_attribute(
+                asked, candidate.quote, title=candidate.heading_text, later_hop=bool(judgement.missing)
+            )
             and (not judgement.missing or any(name in candidate.source.title.lower() for name in names))
             for _, candidate, judgement in chosen
         )

@@ -28,17 +28,25 @@ def _capitalised(word: str) -> bool:
     return word[:1].isupper() or any(ch.isdigit() for ch in word[:1])
 
 
+# Adjectives of peoples and eras (a closed class): "an American actor", "English pop singer".
+DEMONYMS = frozenset(
+    """american british english french german italian spanish chinese japanese korean indian russian
+    canadian australian mexican brazilian dutch swedish norwegian danish finnish polish irish scottish
+    welsh greek turkish israeli iraqi iranian egyptian pakistani saudi swiss austrian belgian portuguese
+    argentine argentinian chilean colombian peruvian venezuelan cuban nigerian kenyan african european
+    asian arab arabic armenian ukrainian czech hungarian romanian serbian croatian thai vietnamese
+    filipino indonesian malaysian singaporean taiwanese mongolian scandinavian latin hispanic jewish
+    soviet roman byzantine ottoman persian afghan bangladeshi nepalese tibetan hawaiian texan
+    californian bavarian prussian victorian edwardian elizabethan napoleonic catholic protestant
+    muslim christian islamic""".split()
+)
+
+
 def is_demonym(word: str, *, before: str = "", after: str = "") -> bool:
     """ "an American actor", "English pop singer": a capitalised adjective of a people before a
     lower-case word, not a name. ``before`` is the word just before (no punctuation between), and
     a name goes on after a capitalised word ("Vic Darchinyan", "Bob Dylan and")."""
-    return (
-        bool(_DEMONYM.search(word))
-        and word[:1].isupper()
-        and not word.isupper()
-        and after[:1].islower()
-        and not before[:1].isupper()
-    )
+    return word.lower() in DEMONYMS and after[:1].islower() and not before[:1].isupper()
 
 
 def _names_something(run: list[re.Match[str]]) -> bool:

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from researchapp.pipeline.text.aspects import ATTRIBUTES
 from researchapp.pipeline.text.entities import is_demonym
 from researchapp.pipeline.text.question import QUERY_NOISE, read_question
+from researchapp.pipeline.text.quantities import extract_quantities
 from researchapp.pipeline.text.relevance import GENERIC_TERMS
+from researchapp.pipeline.text.sentences import split_sentences
 from researchapp.pipeline.text.tokens import STOPWORDS, cjk_count, tokenize
 from researchapp.pipeline.values import SubQuestion
 
@@ -53,6 +55,11 @@ class Asked:
     focus: tuple[str, ...]  # what the question asks of its subject
     attributes: tuple[str, ...]  # the focus terms that name a measured attribute: one must be held
     options: tuple[tuple[str, ...], ...] = ()  # a comparison's options: a passage may speak of one only
+    figure: str = ""  # "money" or "number" when the answer is a figure ("how many", "the price of")
+    exact: tuple[
+        str, ...
+    ] = ()  # the question's terms with digits ("777x", "13", "2019"): a figure's must hold them
+    qualifiers: tuple[str, ...] = ()  # places or events that qualify the subject ("in the United States")
 
     @property
     def comparative(self) -> bool:
@@ -67,6 +74,12 @@ class Asked:
         return tuple(dict.fromkeys((*self.subject, *self.focus)))
 
 
+# A name after "in", "at", "on" ... that follows the question's first name qualifies it (a place, an
+# event, a club): "Kepa Arrizabalaga at Chelsea", "Xilingol in Inner Mongolia".
+_QUALIFIER = re.compile(
+    r"(?<=[A-Za-z0-9’'\s])\b(?:in|at|on|during|from|across|within)\s+(?:the\s+)?"
+    r"((?:[A-Z][\w'’.-]*)(?:\s+(?:of\s+)?[A-Z][\w'’.-]*)*)"
+)
 _QUOTED = re.compile(r"[\"“]([^\"“”]{2,80})[\"”]")
 
 
@@ -123,7 +136,15 @@ def question_parts(question: str) -> tuple[tuple[str, ...], tuple[str, ...], tup
     elif cjk_count(text) >= 2:
         subject = _content(tokenize(reading.subject))
     else:
-        subject = _content(tokenize(" ".join(_names(text)))) or _content(tokenize(reading.key_terms))
+        names = _content(tokenize(" ".join(_names(text))))
+        # "the price of the Audi e-tron Sportback in the United States": the car is the subject, the
+        # place qualifies it; a page on US trade talks is not about it.
+        qualifiers = set(tokenize(" ".join(_QUALIFIER.findall(text))))
+        subject = (
+            [term for term in names if term not in qualifiers]
+            or names
+            or _content(tokenize(reading.key_terms))
+        )
     # A comparison's named criterion ("including their fire safety") is its own sub-question's
     # matter (``asked_of``), not what every passage about the options must hold.
     criterion = set(tokenize(f"including {reading.criterion}")) if reading.criterion else set()
@@ -145,7 +166,107 @@ def asked_of(subquestion: SubQuestion, question: str = "") -> Asked:
     if criterion and set(criterion) <= set(tokenize(subquestion.text)) and subquestion.text != question:
         attributes += criterion
     attributes = tuple(dict.fromkeys(attributes))
-    return Asked(terms, subject, focus, attributes, options)
+    asking = question or subquestion.text
+    figure = _figure_asked(asking, head)
+    exact = tuple(term for term in dict.fromkeys(tokenize(asking)) if any(ch.isdigit() for ch in term))
+    qualifiers = tuple(_QUALIFIER.findall(" ".join(asking.split()))) if figure else ()
+    return Asked(terms, subject, focus, attributes, options, figure, exact, qualifiers)
+
+
+_HOW_MANY = re.compile(r"^\s*how\s+(?:many|much)\b", re.IGNORECASE)
+_MONEY_WORDS = frozenset(
+    tokenize("salary wage wages pay earnings fee fees price cost costs revenue income profit")
+)
+_MONEY_FAMILIES = frozenset(("price", "revenue", "profit"))
+# Attributes whose value is a figure: "the population of", "the weight of".
+_MEASURED_FAMILIES = frozenset(
+    """population weight temperature height length depth area capacity speed power range lifetime
+    efficiency share sales users employees age cycles""".split()
+)
+
+
+def _figure_asked(question: str, attributes: Sequence[str]) -> str:
+    """What kind of figure answers the question, read from what it asks for (its head, not every
+    word: "chief of staff to which senator" asks for a name): "money" ("what is the price of X",
+    "how much does X cost"), "number" ("how many", "the population of"), or "" (a name, a reason)."""
+    families = {ATTRIBUTES.get(term, "") for term in attributes}
+    if families & _MONEY_FAMILIES or set(attributes) & _MONEY_WORDS:
+        return "money"
+    if _HOW_MANY.match(question):
+        return "money" if set(tokenize(question)) & _MONEY_WORDS else "number"
+    return "number" if families & _MEASURED_FAMILIES else ""
+
+
+# A sentence that names the attribute to say it is not known: "US pricing has not been confirmed".
+_UNSTATED = re.compile(
+    r"\b(?:not\s+(?:yet\s+)?(?:been\s+)?(?:confirmed|announced|disclosed|revealed|released|known|available|"
+    r"published|set)|undisclosed|unknown|unconfirmed|to be (?:announced|confirmed|revealed)|yet to be|"
+    r"declined to (?:say|disclose|comment)|did not (?:say|disclose|reveal))\b",
+    re.IGNORECASE,
+)
+
+
+# What a qualifying place is also called: "in the United States" is "US pricing".
+_ALSO_CALLED = {
+    "united states": r"U\.?S\.?A?|America|American",
+    "united kingdom": r"U\.?K\.?|Britain|British",
+    "european union": r"EU|Europe|European",
+}
+
+
+def _names_qualifier(qualifier: str, sentence: str) -> bool:
+    words = qualifier.split()
+    alias = _ALSO_CALLED.get(qualifier.lower())
+    pattern = r"\s+".join(map(re.escape, words)) + (f"|{alias}" if alias else "")
+    return bool(re.search(rf"\b(?:{pattern})\b", sentence, re.IGNORECASE))
+
+
+def states_attribute(asked: Asked, text: str, *, title: str = "", later_hop: bool = False) -> bool:
+    """``text`` states what is asked. Without a figure asked, it names every asked-for attribute
+    (``holds_attribute``). With one, one of its sentences names the attribute (or its page's title
+    does), holds a figure of the asked kind (an amount of money for a price), names the place or
+    event that qualifies the subject ("in the United States"), does not say the value is unknown
+    ("US pricing has not been confirmed"), and, with the sentence before it, holds every
+    digit-bearing term of the question (the "777x" of "the Boeing 777x", the "2019" of "revenue
+    in 2019"). A later hop's passage (about the bridge, not the subject) answers for the bridge:
+    the question's own years and places were the first hop's."""
+    if not asked.figure:
+        held = set(tokenize(f"{title} {text}"))
+        return holds_attribute(
+            asked, held, has_money=any(q.kind == "money" for q in extract_quantities(text))
+        )
+    title_terms = set(tokenize(title))
+    exact = set() if later_hop else set(asked.exact)
+    qualifiers = () if later_hop else asked.qualifiers
+    before: set[str] = set()
+    for start, end in split_sentences(text):
+        sentence = text[start:end]
+        terms = set(tokenize(sentence))
+        figures = [q for q in extract_quantities(sentence) if q.kind != "year"]
+        money = any(q.kind == "money" for q in figures)
+        if (
+            (money if asked.figure == "money" else bool(figures))
+            and holds_attribute(asked, terms | title_terms, has_money=money)
+            and exact <= terms | before | title_terms
+            and not _UNSTATED.search(sentence)
+            and all(_names_qualifier(qualifier, sentence) for qualifier in qualifiers)
+        ):
+            return True
+        before = terms
+    return False
+    qualifiers = () if later_hop else asked.qualifiers
+    for start, end in split_sentences(text):
+        sentence = text[start:end]
+        figures = [q for q in extract_quantities(sentence) if q.kind != "year"]
+        money = any(q.kind == "money" for q in figures)
+        if (
+            (money if asked.figure == "money" else bool(figures))
+            and holds_attribute(asked, set(tokenize(sentence)) | title_terms, has_money=money)
+            and not _UNSTATED.search(sentence)
+            and all(_names_qualifier(qualifier, sentence) for qualifier in qualifiers)
+        ):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
