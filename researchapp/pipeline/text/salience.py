@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from researchapp.pipeline.text.aspects import ATTRIBUTES
 from researchapp.pipeline.text.entities import is_demonym
-from researchapp.pipeline.text.question import QUERY_NOISE, read_question
 from researchapp.pipeline.text.quantities import extract_quantities
+from researchapp.pipeline.text.question import QUERY_NOISE, read_question
 from researchapp.pipeline.text.relevance import GENERIC_TERMS
 from researchapp.pipeline.text.sentences import split_sentences
 from researchapp.pipeline.text.tokens import STOPWORDS, cjk_count, tokenize
