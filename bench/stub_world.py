@@ -339,11 +339,17 @@ def longest_chain(waits: list[Wait]) -> dict[str, float]:
         collect_legs.append(max(searches, default=0) + max(pages, default=0))
     plan = sum(w.seconds for w in by_kind.get("plan", []))
     analyse = [w.seconds for w in by_kind.get("analyse", [])]
+    # A sub-question's support check follows its analysis: the slowest of each extends the leg.
+    support = [w.seconds for w in by_kind.get("support", [])]
     write = sum(w.seconds for w in by_kind.get("write", []))
-    chain = plan + max(collect_legs, default=0) + max(analyse, default=0) + write
+    chain = plan + max(collect_legs, default=0) + max(analyse, default=0) + max(support, default=0) + write
     return {
         "chain": chain,
-        "chain_analyse_serial": chain - max(analyse, default=0) + sum(analyse),
+        "chain_analyse_serial": chain
+        - max(analyse, default=0)
+        - max(support, default=0)
+        + sum(analyse)
+        + sum(support),
         "sequential_sum": sum(w.seconds for w in waits),
         "plan": plan,
         "collect_leg": max(collect_legs, default=0),

@@ -106,10 +106,16 @@ def test_a_task_on_a_real_small_model_ends_approved_with_every_failure_as_a_revi
         assert plan.engine == "extractive" and "rejected twice" in plan.engine_note or plan.engine == "openai"
     rejected = Finding.objects.filter(task=task, key__contains=":rejected")
     assert all("the model's analysis was rejected" in f.statement for f in rejected)
+    # the support check's verdicts: a statement it did not bear out, or a judgement rejected twice,
+    # is an item that says so
+    if "support" in failed:
+        assert Finding.objects.filter(task=task, statement__contains="the support check").exists()
     if "write" in failed:
         assert Event.objects.filter(
             task=task, kind="warning", message__contains="draft was rejected"
         ).exists() or (task.drafts.current().engine == "openai")
+    if task.drafts.current().engine_note:
+        assert task.drafts.current().engine_note in data["report"]["markdown"].split("## Method")[1]
     # and the plan is a plan: 3-6 distinct sub-questions, queries that are keywords
     texts = [sq["text"] for sq in data["plan"]["subquestions"]]
     assert 3 <= len(texts) <= 6 and len(set(texts)) == len(texts)

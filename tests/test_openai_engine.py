@@ -115,9 +115,9 @@ def test_it_uses_the_per_stage_model_override(llm: StubOpenAI) -> None:
     # when
     engine.plan("What is CRISPR?", depth="quick", usage=usage)
     engine.analyse(SUBQUESTION, [FIRST], usage=usage)
-    # then
-    assert [chat["model"] for chat in llm.chats] == ["stub-large", "stub-small"]
-    assert [call.model for call in usage.calls] == ["stub-large", "stub-small"]
+    # then (the support check of the analysis runs on the analysis stage's model)
+    assert [chat["model"] for chat in llm.chats] == ["stub-large", "stub-small", "stub-small"]
+    assert [call.model for call in usage.calls] == ["stub-large", "stub-small", "stub-small"]
 
 
 def test_it_rejects_a_plan_with_too_few_subquestions_and_asks_again(llm: StubOpenAI) -> None:
@@ -248,9 +248,10 @@ def test_it_retries_once_after_malformed_json(llm: StubOpenAI) -> None:
     assert "not valid JSON" in retry[-1]["content"]
     assert len(retry) == len(llm.chats[0]["messages"]) + 1
     # and both calls are recorded, the first as failed
-    assert [(call.ok, call.error.split(":")[0]) for call in usage.calls] == [
-        (False, "malformed_output"),
-        (True, ""),
+    assert [(call.stage, call.ok, call.error.split(":")[0]) for call in usage.calls] == [
+        ("analyse", False, "malformed_output"),
+        ("analyse", True, ""),
+        ("support", True, ""),
     ]
 
 
@@ -309,4 +310,4 @@ def test_it_accepts_json_in_a_code_fence(llm: StubOpenAI) -> None:
     # when
     [draft] = make_engine(llm).analyse(SUBQUESTION, [FIRST], usage=UsageLog())
     # then
-    assert draft.statement == "s" and len(llm.chats) == 1
+    assert draft.statement == "s" and len(llm.chats) == 2  # the analysis, then its support check

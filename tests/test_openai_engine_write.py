@@ -195,5 +195,6 @@ def test_it_runs_plan_analyse_write_into_claims_that_quote_their_sources(llm: St
     brief = Brief("How are grid batteries developing?", tuple(subquestions), tuple(findings))
     assert check_draft(report, brief, Ledger(evidence=ledger, snapshots=snapshots)) == []
     # and every model call was recorded with tokens
-    assert [call.stage for call in usage.calls] == ["plan", "analyse", "analyse", "analyse", "write"]
+    stages = ["plan", *["analyse", "support"] * 3, "write"]  # each analysis has its support checked
+    assert [call.stage for call in usage.calls] == stages
     assert all(call.ok and call.tokens_in > 0 and call.tokens_out > 0 for call in usage.calls)

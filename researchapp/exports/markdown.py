@@ -64,6 +64,7 @@ def report_markdown(report: Report) -> str:
         f"- Rounds of research: {method.rounds}; search: {markdown_text(method.search)}",
         f"- Engine: {markdown_text(method.engine)}{models}; tokens in / out: "
         f"{method.tokens_in} / {method.tokens_out}",
+        *(f"- {markdown_text(note)}" for note in method.notes),
         "",
         LEDGER_LINE,
         "",

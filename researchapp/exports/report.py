@@ -117,6 +117,7 @@ class Method:
     models: tuple[str, ...]
     tokens_in: int
     tokens_out: int
+    notes: tuple[str, ...] = ()  # why a stage's work is not its engine's own (a model answer rejected twice)
 
 
 @dataclass(frozen=True)
@@ -223,6 +224,8 @@ def _quotes(rows: dict[int, Evidence], order: list[int]) -> tuple[dict[int, Quot
 def _method(task: ResearchTask, draft: ReportDraft) -> Method:
     sources = list(task.sources.values_list("cluster", "pk"))
     models = task.llm_calls.order_by().values_list("model", flat=True).distinct()
+    plan = task.plans.approved().latest_version()
+    notes = tuple(note for note in (plan.engine_note if plan else "", draft.engine_note) if note)
     return Method(
         sources_opened=len(sources),
         independent_sources=len({cluster or f"s{pk}" for cluster, pk in sources}),
@@ -232,6 +235,7 @@ def _method(task: ResearchTask, draft: ReportDraft) -> Method:
         models=tuple(sorted(models)),
         tokens_in=task.llm_tokens_in,
         tokens_out=task.llm_tokens_out,
+        notes=notes,
     )
 
 

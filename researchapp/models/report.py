@@ -45,6 +45,9 @@ class ReportDraft(StatusMachine):
     check_issues = models.JSONField(default=list, help_text="[{code, message, claim_index}]")
     status = models.CharField(max_length=16, choices=Status.choices)
     engine = models.CharField(max_length=32, blank=True)
+    # Why the draft is not the task engine's own, e.g. the model's draft was rejected twice: shown in
+    # the report's method section.
+    engine_note = models.TextField(blank=True)
     feedback = models.TextField(blank=True, help_text="The analyst's comments when sent back.")
     # Comments attached to sentences when sent back: [{anchor, sentence, comment}] (anchors as the
     # report page numbers its sentences, "s1", "s2", …; the sentence's text is kept with each).

@@ -185,6 +185,8 @@ def default_responder(request: dict[str, Any]) -> str:
         answer = _analyse_answer(prompt)
     elif stage == "write":
         answer = _write_answer(prompt)
+    elif stage == "support":
+        answer = _support_answer(prompt)
     else:
         answer = {}
     return json.dumps(answer, ensure_ascii=False)
@@ -261,6 +263,19 @@ def _analyse_answer(prompt: str) -> dict[str, Any]:
         for evidence_id, _, quote in _sources(prompt)[:5]
     ]
     return {"findings": findings}
+
+
+_STATEMENT_NUMBER = re.compile(r'<statement number="(\d+)">')
+
+
+def _support_answer(prompt: str) -> dict[str, Any]:
+    """Every statement supported: the dutiful analyser's statements are verbatim sentences."""
+    return {
+        "judgements": [
+            {"statement": int(number), "verdict": "supported", "reason": "The passage states it."}
+            for number in _STATEMENT_NUMBER.findall(prompt)
+        ]
+    }
 
 
 def _write_answer(prompt: str) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 from researchapp.core.enums import FindingStatus, Stance
 from researchapp.pipeline import structured
 from researchapp.pipeline.analyser.extractive import INSUFFICIENT_MARK, insufficient_finding
+from researchapp.pipeline.analyser.support import judge_support
 from researchapp.pipeline.text.support import support_problem
 from researchapp.pipeline.values import Evidence, EvidenceLink, ProposedFinding, SubQuestion, UsageLog
 
@@ -81,8 +82,12 @@ class ModelAnalyser(structured.ModelStage):
             schema=analyse_schema(ids),
             max_tokens=analyse_max_tokens(ids),
         )
-        # A statement its cited passages do not bear out is an item to decide, not a finding.
+        # A statement its cited passages do not bear out is an item to decide, not a finding: first
+        # by words and figures, then by the model's own judgement of each remaining statement.
         checked = [unsupported_item(finding, evidence) or finding for finding in proposed]
+        checked = judge_support(
+            self.client, model=self.model, findings=checked, evidence=evidence, usage=usage
+        )
         # The model found nothing relevant in the passages: that is an evidence gap, not silence.
         return checked or [insufficient_finding(subquestion)]
 

@@ -49,6 +49,9 @@ DECISION_WORDS = {
 }
 
 
+AUTO_APPROVED = "auto-approved"  # the note a gate passed by ``--auto-approve`` leaves (services)
+
+
 @dataclass(frozen=True)
 class Decision:
     """What an analyst decided about a finding, who, when (ISO 8601, UTC) and why; empty if nobody did."""
@@ -63,8 +66,14 @@ class Decision:
         """ "an analyst picked one side (analyst, 2025-06-01 10:12 UTC)": the decision without its reason."""
         what = DECISION_WORDS.get(self.resolution, self.resolution)
         when = f"{self.at[:16].replace('T', ' ')} UTC" if self.at else ""
-        by = self.by or ("no analyst named" if self.resolution else "")
-        who = ", ".join(part for part in (f"by {by}" if by else "", when) if part)
+        # A gate passed with --auto-approve decided by itself, and says so.
+        auto = not self.by and self.note == AUTO_APPROVED
+        by = (
+            f"by {self.by}"
+            if self.by
+            else (AUTO_APPROVED if auto else "by no analyst named" if self.resolution else "")
+        )
+        who = ", ".join(part for part in (by, when) if part)
         return f"{what} ({who})" if who else what
 
 

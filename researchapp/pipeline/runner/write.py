@@ -78,23 +78,25 @@ def analyst_feedback(sent_back: ReportDraft) -> list[values.CheckIssue]:
 
 def write_or_fall_back(
     task: ResearchTask, writer: Writer, brief: values.Brief, usage: values.UsageLog
-) -> tuple[values.Draft, str]:
-    """The writer's draft; if the model's answer was rejected twice, the extractive writer's, with
-    the reason on the task's record: two rejections cost the model its draft, never the task."""
+) -> tuple[values.Draft, str, str]:
+    """(draft, engine, why another engine wrote it): the writer's draft; if the model's answer was
+    rejected twice, the extractive writer's, with the reason on the task's record and in the
+    report's method section: two rejections cost the model its draft, never the task."""
     try:
-        return writer.write(brief, usage=usage), writer.name
+        return writer.write(brief, usage=usage), writer.name, ""
     except ProviderError as error:
         if error.code != "malformed_output":
             raise
         reason = error.message
+    note = f"The model's draft was rejected twice, so the extractive writer wrote this one: {reason}"
     Event.objects.create(
         task=task,
         stage=Stage.WRITING,
         kind=Event.Kind.WARNING,
-        message=f"The model's draft was rejected twice, so the extractive writer wrote this one: {reason}",
+        message=note,
         data={"code": "malformed_output"},
     )
-    return ExtractiveWriter().write(brief, usage=usage), ExtractiveWriter.name
+    return ExtractiveWriter().write(brief, usage=usage), ExtractiveWriter.name, note
 
 
 def run_write(task: ResearchTask) -> ReportDraft:
@@ -114,7 +116,7 @@ def run_write(task: ResearchTask) -> ReportDraft:
         if stored is None:
             usage = values.UsageLog()
             try:
-                draft, engine = write_or_fall_back(
+                draft, engine, engine_note = write_or_fall_back(
                     task, writer, replace(brief, feedback=tuple(feedback)), usage
                 )
             finally:
@@ -129,6 +131,7 @@ def run_write(task: ResearchTask) -> ReportDraft:
                 markdown=draft.markdown,
                 document=dict(draft.document),
                 engine=engine,
+                engine_note=engine_note,
                 claims=[
                     {"text": c.text, "evidence_ids": list(c.evidence_ids), "section": c.section}
                     for c in draft.claims

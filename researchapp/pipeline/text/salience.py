@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from researchapp.pipeline.text.aspects import ATTRIBUTES
 from researchapp.pipeline.text.entities import is_demonym
@@ -238,6 +238,8 @@ def states_attribute(asked: Asked, text: str, *, title: str = "", later_hop: boo
     title_terms = set(tokenize(title))
     exact = set() if later_hop else set(asked.exact)
     qualifiers = () if later_hop else asked.qualifiers
+    # Each asked-for attribute in a sentence of its own: "the capacity ... and how much power".
+    unstated = set(asked.attributes)
     before: set[str] = set()
     for start, end in split_sentences(text):
         sentence = text[start:end]
@@ -246,12 +248,17 @@ def states_attribute(asked: Asked, text: str, *, title: str = "", later_hop: boo
         money = any(q.kind == "money" for q in figures)
         if (
             (money if asked.figure == "money" else bool(figures))
-            and holds_attribute(asked, terms | title_terms, has_money=money)
             and exact <= terms | before | title_terms
             and not _UNSTATED.search(sentence)
             and all(_names_qualifier(qualifier, sentence) for qualifier in qualifiers)
         ):
-            return True
+            unstated -= {
+                term
+                for term in unstated
+                if holds_attribute(replace(asked, attributes=(term,)), terms | title_terms, has_money=money)
+            }
+            if not unstated:
+                return True
         before = terms
     return False
     qualifiers = () if later_hop else asked.qualifiers
