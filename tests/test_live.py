@@ -8,9 +8,11 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from researchapp.exports.markdown import render_markdown
 from researchapp.models import LLMCall, ResearchTask
 from tests.live import FAILING_PAGES, QUESTION, live_settings, web_results
 from tests.stubs.json_api import Failure
+from tests.stubs.openai_api import by_stage
 
 pytestmark = pytest.mark.django_db
 
@@ -166,3 +168,30 @@ def test_a_model_that_keeps_answering_nonsense_costs_each_subquestion_an_item_no
     # and the report lists them to verify, never as fact, with the evidence kept
     assert "the model's analysis was rejected" in data["report"]["markdown"].split("## To verify")[1]
     assert Evidence.objects.exists()
+
+
+def test_a_draft_the_model_could_not_write_says_why_in_the_method_and_who_decided_the_gaps(
+    settings, stub_web, stub_tavily, stub_openai, tmp_path
+):
+    # given a model whose drafts are never JSON, and gates approved as proposed
+    stub_tavily.results = web_results(stub_web)
+    stub_openai.responder = by_stage(write="Here is a lovely report about the lagoon!")
+    live_settings(settings, web=stub_web, tavily=stub_tavily, openai=stub_openai, AUTO_FOLLOWUP="never")
+
+    # when the task runs
+    data = research(QUESTION, "--auto-approve", "--json", str(tmp_path / "out.json"))
+
+    # then the extractive writer wrote the draft, and the report's method section says why
+    assert data["status"] == "approved"
+    draft = ResearchTask.objects.get().drafts.current()
+    assert draft.engine == "extractive" and "rejected twice" in draft.engine_note
+    markdown = render_markdown(draft)
+    method = markdown.split("## Method")[1].split("## References")[0]
+    assert "The model's draft was rejected twice" in method and "not valid JSON" in method
+    # and a decision made by --auto-approve says so, never "by no analyst named"
+    assert "no analyst named" not in markdown
+    if "## To verify" in markdown:
+        assert (
+            "(auto-approved" in markdown.split("## To verify")[1]
+            and "Reason: “auto-approved”" not in markdown
+        )

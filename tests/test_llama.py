@@ -22,7 +22,9 @@ import httpx
 import pytest
 from django.core.management import call_command
 
+from researchapp.exports.markdown import render_markdown
 from researchapp.models import Event, Evidence, Finding, LLMCall, ResearchTask
+from researchapp.pipeline.report.markdown import markdown_text
 
 pytestmark = [pytest.mark.llama, pytest.mark.django_db]
 
@@ -106,6 +108,7 @@ def test_a_task_on_a_real_small_model_ends_approved_with_every_failure_as_a_revi
         assert plan.engine == "extractive" and "rejected twice" in plan.engine_note or plan.engine == "openai"
     rejected = Finding.objects.filter(task=task, key__contains=":rejected")
     assert all("the model's analysis was rejected" in f.statement for f in rejected)
+    draft = task.drafts.current()
     # the support check's verdicts: a statement it did not bear out, or a judgement rejected twice,
     # is an item that says so
     if "support" in failed:
@@ -114,14 +117,13 @@ def test_a_task_on_a_real_small_model_ends_approved_with_every_failure_as_a_revi
         assert Event.objects.filter(
             task=task, kind="warning", message__contains="draft was rejected"
         ).exists() or (task.drafts.current().engine == "openai")
-    if task.drafts.current().engine_note:
-        assert task.drafts.current().engine_note in data["report"]["markdown"].split("## Method")[1]
+    if draft.engine_note:
+        assert markdown_text(draft.engine_note) in render_markdown(draft).split("## Method")[1]
     # and the plan is a plan: 3-6 distinct sub-questions, queries that are keywords
     texts = [sq["text"] for sq in data["plan"]["subquestions"]]
     assert 3 <= len(texts) <= 6 and len(set(texts)) == len(texts)
     # and every quote is verified against its snapshot, and the report cites only stored evidence
     assert all(e.verify() for e in Evidence.objects.filter(task=task).select_related("source"))
-    draft = task.drafts.current()
     stored = set(Evidence.objects.filter(task=task).values_list("pk", flat=True))
     assert set(draft.cited_evidence_ids) <= stored
     call_command("ledger_verify", task=task.pk, stdout=StringIO())

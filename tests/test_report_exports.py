@@ -16,7 +16,7 @@ from researchapp.exports.markdown import render_markdown
 from researchapp.exports.pdf import render_pdf
 from researchapp.exports.report import DEMO_NOTICE, report_of
 from researchapp.models import Finding, ReportDraft, ResearchTask
-from researchapp.pipeline.report.document import Document, Gap, Section, Statement, document_json
+from researchapp.pipeline.report.document import Decision, Document, Gap, Section, Statement, document_json
 from researchapp.pipeline.report.markdown import markdown_text
 from researchapp.services.dispatch import drain, inline
 from researchapp.services.plan_gate import plan_approve
@@ -192,3 +192,14 @@ def test_a_large_report_and_a_chinese_one_export_with_every_citation_linked(
     assert fact.format(i=7) in words and "[证据不足]" in words
     assert FONT_NAME in pdf_fonts(tmp_path / "report.pdf")
     assert_every_citation_links_to_its_appendix_entry(draft, pdf)
+
+
+def test_a_decision_taken_by_auto_approval_says_so_and_an_analysts_names_them() -> None:
+    # when a gate passed with --auto-approve kept an item as a gap, and an analyst kept another
+    auto = Decision(resolution="gap", at="2026-01-02T03:04:05+00:00", note="auto-approved")
+    analyst = Decision(resolution="gap", by="analyst", at="2026-01-02T03:04:05+00:00", note="no source yet")
+    unnamed = Decision(resolution="gap")
+    # then the first reads "auto-approved" (with no reason repeating it), the second names the analyst
+    assert auto.summary.endswith("(auto-approved, 2026-01-02 03:04 UTC)") and auto.reason == ""
+    assert "(by analyst, 2026-01-02 03:04 UTC)" in analyst.summary and analyst.reason == "no source yet"
+    assert "by no analyst named" in unnamed.summary

@@ -62,6 +62,11 @@ class Decision:
     note: str = ""
 
     @property
+    def reason(self) -> str:
+        """The analyst's reason; an auto-approved decision's note is its summary already."""
+        return "" if self.note == AUTO_APPROVED and not self.by else self.note
+
+    @property
     def summary(self) -> str:
         """ "an analyst picked one side (analyst, 2025-06-01 10:12 UTC)": the decision without its reason."""
         what = DECISION_WORDS.get(self.resolution, self.resolution)

@@ -63,7 +63,7 @@ def statement_markdown(statement: Statement) -> str:
 
 def decision_line(decision: Decision) -> str:
     line = f"- Decision: {markdown_text(decision.summary)}"
-    return f"{line}. Reason: “{markdown_text(decision.note)}”" if decision.note else line
+    return f"{line}. Reason: “{markdown_text(decision.reason)}”" if decision.reason else line
 
 
 def _section_lines(section: Section) -> list[str]:
