@@ -1,4 +1,11 @@
-"""Okapi BM25 over token lists."""
+"""Okapi BM25 over token lists.
+
+Hand-written, and kept after a comparison with ``bm25s`` 0.3.16 (``python -m bench.bm25_compare``):
+both rank every passage set of the multi-hop sets and of a 1,637-passage corpus in the same
+order (bm25s's "lucene" scores are these divided by k1 + 1), so recall is the same; on the pools a
+task indexes (14-29 passages) this is about four times faster (0.19 against 0.75 ms a question),
+and on the large corpus about as fast (48 + 3 ms against 43 + 1 ms), without numpy.
+"""
 
 from __future__ import annotations
 
