@@ -142,19 +142,22 @@ def test_the_cli_reports_an_unknown_corpus_path_clearly(tmp_path):
         call_command("research", QUESTION, "--corpus", str(tmp_path / "missing"), stdout=StringIO())
 
 
+def research_with_model(settings, stub_web, stub_tavily, stub_openai, tmp_path, **answers: str) -> dict:
+    """The live question on the stub web with a model scripted per stage, every gate approving."""
+    stub_tavily.results = web_results(stub_web)
+    stub_openai.responder = by_stage(**answers)
+    live_settings(settings, web=stub_web, tavily=stub_tavily, openai=stub_openai, AUTO_FOLLOWUP="never")
+    return research(QUESTION, "--auto-approve", "--json", str(tmp_path / "out.json"))
+
+
 def test_a_model_that_keeps_answering_nonsense_costs_each_subquestion_an_item_not_the_task(
     settings, stub_web, stub_tavily, stub_openai, tmp_path
 ):
     from researchapp.models import Evidence, Finding
-    from tests.stubs.openai_api import by_stage
 
     # given a model that answers the analysis stage with something that is not JSON, every time
-    stub_tavily.results = web_results(stub_web)
-    stub_openai.responder = by_stage(analyse="I think the lagoon is great!")
-    live_settings(settings, web=stub_web, tavily=stub_tavily, openai=stub_openai, AUTO_FOLLOWUP="never")
-
     # when the task runs with every gate approved as proposed
-    data = research(QUESTION, "--auto-approve", "--json", str(tmp_path / "out.json"))
+    data = research_with_model(settings, stub_web, stub_tavily, stub_openai, tmp_path, analyse="I think so!")
 
     # then it is not failed: each analysed sub-question became an item that says why
     assert data["status"] == "approved"
@@ -173,13 +176,11 @@ def test_a_model_that_keeps_answering_nonsense_costs_each_subquestion_an_item_no
 def test_a_draft_the_model_could_not_write_says_why_in_the_method_and_who_decided_the_gaps(
     settings, stub_web, stub_tavily, stub_openai, tmp_path
 ):
-    # given a model whose drafts are never JSON, and gates approved as proposed
-    stub_tavily.results = web_results(stub_web)
-    stub_openai.responder = by_stage(write="Here is a lovely report about the lagoon!")
-    live_settings(settings, web=stub_web, tavily=stub_tavily, openai=stub_openai, AUTO_FOLLOWUP="never")
-
-    # when the task runs
-    data = research(QUESTION, "--auto-approve", "--json", str(tmp_path / "out.json"))
+    # given a model whose drafts are never JSON
+    # when the task runs with every gate approved as proposed
+    data = research_with_model(
+        settings, stub_web, stub_tavily, stub_openai, tmp_path, write="A lovely report!"
+    )
 
     # then the extractive writer wrote the draft, and the report's method section says why
     assert data["status"] == "approved"
