@@ -123,11 +123,13 @@ def span_of(text: str, passage: str) -> tuple[int, int]:
 
 
 def _trimmed_span(text: str, start: int, end: int) -> tuple[int, int]:
-    if not 0 <= start < end <= len(text):
+    if not 0 <= start <= len(text) or not 0 <= end <= len(text):
         raise ValidationError(
             _("The passage must lie inside the source: characters 0 to %(n)s; you gave %(start)s to %(end)s.")
             % {"n": len(text), "start": start, "end": end}
         )
+    if end <= start:
+        raise ValidationError(_("The selected passage is empty."))
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
