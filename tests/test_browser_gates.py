@@ -9,7 +9,7 @@ import pytest
 from researchapp.models import Evidence, Finding
 from reviews.models import Claim
 from tests.browser import chromium_page, log_in
-from tests.factories import evidence_review_task
+from tests.factories import analyst_persona, evidence_review_task
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -117,3 +117,30 @@ def test_an_analyst_decides_a_conflict_and_answers_a_gap_by_hand(live_server, an
     evidence = Evidence.objects.get(added_by=analyst)
     assert (evidence.start, evidence.end, evidence.quote) == (start, start + len(passage), passage)
     assert Finding.objects.get(pk=scenario.gap.pk).status == "supported"
+
+
+def test_two_analysts_race_on_one_conflict_and_the_second_sees_who_decided(live_server, researcher):
+    # given two analysts, each with the conflict open in a browser of their own
+    scenario = evidence_review_task(researcher)
+    first, second = analyst_persona("analyst1"), analyst_persona("analyst2")
+    url = f"/tasks/{scenario.task.pk}/evidence/"
+    with chromium_page(live_server.url) as one:
+        two = one.context.browser.new_context(base_url=live_server.url).new_page()  # a second person
+        for page, analyst in ((one, first), (two, second)):
+            log_in(page, analyst.username)
+            page.goto(url)
+        cards = [page.locator(f"#finding-{scenario.conflict.pk}") for page in (one, two)]
+
+        # when the first picks side B with a reason, and then the second, who still sees it open, drops it
+        cards[0].get_by_test_id("decision-note").fill("The survey counted riders.")
+        cards[0].get_by_test_id("decide-pick-contradicts").click()
+        one.wait_for_selector(f'#finding-{scenario.conflict.pk}[data-resolution="picked"]')
+        cards[1].get_by_test_id("decide-drop").click()
+
+        # then the second is told who decided first, and sees that decision: side, who, why
+        two.wait_for_selector(f'#finding-{scenario.conflict.pk}[data-resolution="picked"]')
+        assert "analyst1 already decided this item" in two.get_by_test_id("messages").inner_text()
+        decided = cards[1].get_by_test_id("resolution").inner_text()
+        assert "picked side B (riders.example)" in decided and "analyst1" in decided
+        assert "The survey counted riders." in decided
+    assert Finding.objects.get(pk=scenario.conflict.pk).resolution == "picked"

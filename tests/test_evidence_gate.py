@@ -10,9 +10,10 @@ from django.urls import reverse
 
 from researchapp.core.hashing import sha256_text
 from researchapp.models import Event, Evidence, Finding, FindingEvidence, Source
+from reviews import claims
 from reviews.models import ReviewDecision
 from reviews.passages import marked_paragraphs
-from tests.factories import EvidenceFactory, SourceFactory, evidence_review_task
+from tests.factories import EvidenceFactory, SourceFactory, analyst_persona, evidence_review_task
 from tests.helpers import HTMX, client_for
 
 pytestmark = pytest.mark.django_db
@@ -325,3 +326,27 @@ def test_a_source_opens_in_the_side_panel_line_by_line_with_offsets(analyst, res
     )
     assert "<html" in client_for(analyst).get(url).content.decode()  # a page of its own without htmx
     assert client_for(outsider).get(url).status_code == 404
+
+
+def test_an_item_another_analyst_holds_refuses_a_pick_and_added_evidence_keeping_what_was_typed(
+    analyst, researcher
+):
+    # given a conflict and a gap that another analyst has claimed
+    scenario = evidence_review_task(researcher)
+    holder = analyst_persona("analyst2")
+    for finding in (scenario.conflict, scenario.gap):
+        claims.claim_take(analyst=holder, item=claims.Item.of_finding(finding))
+    client = client_for(analyst)
+
+    # when the analyst picks a side with a reason, and adds a span to the gap
+    data = {"finding": scenario.conflict.pk, "version": 1, "decision": "pick_supports", "note": "Official."}
+    picked = post(client, scenario.task.pk, **data)
+    added = add(client, scenario, source=scenario.sources[1].pk, start=0, end=61, note="mine")
+
+    # then both are refused, naming who holds them, and what was typed is still in the forms
+    for body in (picked, added):
+        assert "analyst2 has claimed this item" in body
+    assert ">Official.</textarea>" in card(picked, scenario.conflict)
+    assert 'value="mine"' in card(added, scenario.gap) and 'value="61"' in card(added, scenario.gap)
+    assert not ReviewDecision.objects.exists()
+    assert not Evidence.objects.filter(added_by__isnull=False).exists()
