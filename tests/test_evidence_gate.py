@@ -8,9 +8,12 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from researchapp.core.enums import FindingStatus
 from researchapp.core.hashing import sha256_text
 from researchapp.models import Event, Evidence, Finding, FindingEvidence, Source
-from reviews import claims
+from researchapp.pipeline.runner.analyse import store_findings
+from researchapp.pipeline.values import ProposedFinding
+from reviews import claims, services
 from reviews.models import ReviewDecision
 from reviews.passages import marked_paragraphs
 from tests.factories import EvidenceFactory, SourceFactory, analyst_persona, evidence_review_task
@@ -350,3 +353,27 @@ def test_an_item_another_analyst_holds_refuses_a_pick_and_added_evidence_keeping
     assert 'value="mine"' in card(added, scenario.gap) and 'value="61"' in card(added, scenario.gap)
     assert not ReviewDecision.objects.exists()
     assert not Evidence.objects.filter(added_by__isnull=False).exists()
+
+
+def test_analysing_the_sub_question_again_keeps_an_item_answered_by_hand(analyst, researcher):
+    # given a gap answered with evidence added by hand
+    scenario = evidence_review_task(researcher)
+    services.add_evidence_by_hand(
+        finding=scenario.gap, reviewer=analyst, source=scenario.sources[1], start=0, end=61, version_seen=1
+    )
+    # when its sub-question is analysed again (more research on it) and the analyser proposes a gap
+    # under the same key, and nothing under its own
+    again = ProposedFinding(
+        key=scenario.gap.key,
+        subquestion_id=scenario.gap.subquestion_id,
+        status=FindingStatus.INSUFFICIENT,
+        statement="[证据不足] again",
+    )
+    store_findings(scenario.task, scenario.gap.subquestion, [again])
+    store_findings(scenario.task, scenario.gap.subquestion, [])
+    # then the analyst's answer stands
+    gap = Finding.objects.get(pk=scenario.gap.pk)
+    assert (gap.status, gap.statement) == (
+        "supported",
+        "A survey by the riders' association found different numbers.",
+    )
