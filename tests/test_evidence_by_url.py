@@ -67,6 +67,8 @@ def test_a_page_opened_by_its_address_becomes_a_source_to_select_evidence_from(
     ("path", "says"),
     [
         ("/image.png", "is image/png, not a page of text"),
+        ("/binary-as-html", "binary content served as text"),
+        ("/download.bin", "is application/octet-stream, not a page of text"),
         ("/error-500", "Could not open"),
         ("/forbidden", "Could not open"),
         ("/short", "characters of text could be extracted"),
