@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.db.models import F, Prefetch, Value, prefetch_related_objects
-from django.db.models.functions import Greatest, Length, Substr
+from django.db.models.functions import Greatest, Substr
 from django.shortcuts import get_object_or_404
 
 from researchapp.core.enums import FindingStatus, Resolution, Stance
@@ -148,7 +148,6 @@ def _links_prefetch() -> Prefetch:
                 window_start + 1,  # SQL counts from 1
                 F("evidence__end") - window_start + CONTEXT_CHARS,
             ),
-            snapshot_length=Length("evidence__source__text"),
         )
         .order_by("stance", "-evidence__score", "evidence_id")
     )
@@ -165,7 +164,8 @@ def _in_context(link: FindingEvidence, other_side: set) -> QuoteInContext:
         start + len(evidence.quote),
         differs,
         clipped_before=link.window_start > 0,
-        clipped_after=link.window_start + len(link.window) < link.snapshot_length,
+        # A window as long as asked for may stop inside the snapshot; a shorter one reached its end.
+        clipped_after=len(link.window) >= evidence.end - link.window_start + CONTEXT_CHARS,
     )
     return QuoteInContext(link=link, paragraphs=paragraphs, differs=bool(differs))
 

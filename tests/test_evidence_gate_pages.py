@@ -7,8 +7,9 @@ import re
 import pytest
 from django.urls import reverse
 
+from researchapp.models import FindingEvidence
 from reviews import services
-from tests.factories import evidence_review_task
+from tests.factories import EvidenceFactory, SourceFactory, evidence_review_task
 from tests.helpers import client_for
 
 pytestmark = pytest.mark.django_db
@@ -47,3 +48,41 @@ def test_a_quote_added_by_hand_says_who_added_it_in_its_source(analyst, research
     page = client_for(researcher).get(reverse("evidence_context", args=[evidence.pk])).content.decode()
     assert re.search(rf'data-testid="added-by">{analyst.username} · ', page)
     assert "quote = snapshot[start:end], hash matches" in page
+
+
+def test_a_quote_in_a_long_snapshot_shows_its_paragraphs_clipped_at_the_windows_edges(analyst, researcher):
+    # given a conflict quoting the middle of a long page of one-line paragraphs
+    scenario = evidence_review_task(researcher)
+    filler = "\n".join(f"Paragraph {i} says nothing of riders at all, only words." for i in range(60))
+    quote = "The line carries 55,000 passengers a day on weekdays."
+    long_page = SourceFactory(task=scenario.task, text=f"{filler}\n{quote}\n{filler}")
+    evidence = EvidenceFactory(
+        source=long_page, subquestion=scenario.conflict.subquestion, start=len(filler) + 1, length=len(quote)
+    )
+    FindingEvidence.objects.create(finding=scenario.conflict, evidence=evidence, stance="supports")
+    body = client_for(analyst).get(reverse("evidence_review", args=[scenario.task.pk])).content.decode()
+
+    # then the quote is shown with the paragraph before and after it, whole, and marked
+    figure = body[body.index(f'data-evidence="{evidence.pk}"') :]
+    figure = figure[: figure.index("</figure>")]
+    paragraphs = re.findall(r"<p>(.*?)</p>", figure)
+    assert paragraphs[0] == "Paragraph 59 says nothing of riders at all, only words."
+    assert paragraphs[1].startswith('<mark data-testid="quote">The line carries <strong class="differs"')
+    assert paragraphs[2] == "Paragraph 0 says nothing of riders at all, only words."
+    assert "…" not in figure  # whole paragraphs: the window's clipped edges are further out
+
+
+def test_a_quote_inside_one_long_paragraph_is_shown_clipped_on_both_sides(analyst, researcher):
+    scenario = evidence_review_task(researcher)
+    words = " ".join(["Words of a very long paragraph."] * 60)
+    quote = "The line carries 55,000 passengers a day on weekdays."
+    long_page = SourceFactory(task=scenario.task, text=f"{words} {quote} {words}")
+    evidence = EvidenceFactory(
+        source=long_page, subquestion=scenario.conflict.subquestion, start=len(words) + 1, length=len(quote)
+    )
+    FindingEvidence.objects.create(finding=scenario.conflict, evidence=evidence, stance="supports")
+    body = client_for(analyst).get(reverse("evidence_review", args=[scenario.task.pk])).content.decode()
+    figure = body[body.index(f'data-evidence="{evidence.pk}"') :]
+    (paragraph,) = re.findall(r"<p>(.*?)</p>", figure[: figure.index("</figure>")])
+    assert paragraph.startswith("…") and paragraph.endswith("…")
+    assert len(paragraph) < len(long_page.text) // 2  # a window of the snapshot, not all of it
