@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from researchapp.models import FindingEvidence
-from reviews import services
+from reviews import audit, services
 from tests.factories import EvidenceFactory, SourceFactory, evidence_review_task
 from tests.helpers import client_for
 
@@ -86,3 +86,13 @@ def test_a_quote_inside_one_long_paragraph_is_shown_clipped_on_both_sides(analys
     (paragraph,) = re.findall(r"<p>(.*?)</p>", figure[: figure.index("</figure>")])
     assert paragraph.startswith("…") and paragraph.endswith("…")
     assert len(paragraph) < len(long_page.text) // 2  # a window of the snapshot, not all of it
+
+
+def test_the_audit_has_one_line_for_evidence_added_by_hand_saying_what(analyst, researcher):
+    scenario = evidence_review_task(researcher)
+    evidence = services.add_evidence_by_hand(
+        finding=scenario.gap, reviewer=analyst, source=scenario.sources[1], start=0, end=61, version_seen=1
+    )
+    lines = [line for line in audit.task_audit(scenario.task) if line.who == analyst.username]
+    assert [line.what for line in lines] == [f"Item {scenario.gap.pk}: evidence added by hand"]
+    assert f"E{evidence.pk} “{evidence.quote}” — Riders' association survey [0:{evidence.end}]" in lines[0].note
