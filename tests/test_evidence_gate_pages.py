@@ -95,4 +95,6 @@ def test_the_audit_has_one_line_for_evidence_added_by_hand_saying_what(analyst, 
     )
     lines = [line for line in audit.task_audit(scenario.task) if line.who == analyst.username]
     assert [line.what for line in lines] == [f"Item {scenario.gap.pk}: evidence added by hand"]
-    assert f"E{evidence.pk} “{evidence.quote}” — Riders' association survey [0:{evidence.end}]" in lines[0].note
+    assert (
+        f"E{evidence.pk} “{evidence.quote}” — Riders' association survey [0:{evidence.end}]" in lines[0].note
+    )
