@@ -165,7 +165,7 @@ def handed_on(corpus: Corpus, *, add_question: bool, max_passages: int, cap: int
 
 def plain_bm25(corpus: Corpus, *, limit: int):
     """The baseline to beat: BM25 over the same passages, the question as the only query, top ``limit``."""
-    from researchapp.pipeline.collector.passages import passages_with_headings
+    from researchapp.pipeline.collector.splitting import passages_with_headings
     from researchapp.pipeline.text.bm25 import BM25
     from researchapp.pipeline.text.tokens import tokenize
     from researchapp.pipeline.values import Passage

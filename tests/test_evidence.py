@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 from researchapp.pipeline.analyser.extractive import analyse_extractive
-from researchapp.pipeline.collector.passages import (
-    MAX_PASSAGE_CHARS,
-    MAX_PER_SOURCE,
-    passages_with_headings,
-    select_passages,
-    split_passages,
-)
+from researchapp.pipeline.collector.passages import MAX_PER_SOURCE, select_passages
+from researchapp.pipeline.collector.splitting import MAX_PASSAGE_CHARS, passages_with_headings, split_passages
 from researchapp.pipeline.values import Source, SubQuestion
 
 HEAT_PUMP_PAGE = """Heat pumps explained

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from researchapp.pipeline.collector.passages import split_passages
 from researchapp.pipeline.collector.probe import PROBE_RESULTS, source_from_hit
+from researchapp.pipeline.collector.splitting import split_passages
 from researchapp.pipeline.text.aspects import DIMENSIONS, speaks_to
 from researchapp.pipeline.text.quantities import extract_quantities
 from researchapp.pipeline.text.question import read_question
