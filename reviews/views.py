@@ -15,6 +15,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.middleware import HtmxDetails
@@ -148,7 +149,7 @@ def _decide_plan(request: HttpRequest, task: ResearchTask) -> PlanEditForm | Non
     """Apply the pressed button. Returns the posted form when it failed, so the edits are kept."""
     review = review_selectors.plan_for_review(task)
     if review.plan is None:
-        messages.error(request, "There is no plan to review yet.")
+        messages.error(request, _("There is no plan to review yet."))
         return None
     if request.POST.get("action") == "reject":
         reject = PlanRejectForm(request.POST)
@@ -165,7 +166,7 @@ def _decide_plan(request: HttpRequest, task: ResearchTask) -> PlanEditForm | Non
                 version_seen=data["plan_version"],
                 note=data["feedback"],
             ),  # fmt: skip
-            success=f"Plan v{review.plan.version} rejected; the planner is revising it.",
+            success=_("Plan v%(v)s rejected; the planner is revising it.") % {"v": review.plan.version},
         )
         return None
     form = PlanEditForm(request.POST)
@@ -177,7 +178,7 @@ def _decide_plan(request: HttpRequest, task: ResearchTask) -> PlanEditForm | Non
         edits = form.apply()
         changed = edits != stored
         if form.action != "approve" and not changed:
-            messages.info(request, "Nothing changed.")
+            messages.info(request, _("Nothing changed."))
             return None
         services.decide_plan(
             plan=review.plan,
@@ -190,12 +191,14 @@ def _decide_plan(request: HttpRequest, task: ResearchTask) -> PlanEditForm | Non
         messages.error(request, _say(error))
         return form
     if form.action == "approve":
-        messages.success(request, f"Plan v{review.plan.version} approved; collection has started.")
+        messages.success(
+            request, _("Plan v%(v)s approved; collection has started.") % {"v": review.plan.version}
+        )
     elif form.moved_to is not None:
         request.plan_row_moved = (form.moved_to, form.action)  # the editor puts focus back on this row
-        messages.success(request, f"Sub-question moved to position {form.moved_to + 1}.")
+        messages.success(request, _("Sub-question moved to position %(n)s.") % {"n": form.moved_to + 1})
     else:
-        messages.success(request, "Plan saved.")
+        messages.success(request, _("Plan saved."))
     return None
 
 
