@@ -220,7 +220,7 @@ def task_detail(task_id: int, user) -> TaskDetail:
 
 
 WARNINGS_GROUPED = 500  # the latest warnings read to group; the heading counts them all
-_URL = re.compile(r"https?://\S+")
+_URL = re.compile(r"https?://\S+?(?=[.,;:]?(?:\s|$))")
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from researchapp.models import Event, ResearchTask
+from researchapp.models import Event, Plan, ResearchTask, SubQuestion
 from reviews.models import Claim
 from tests.factories import (
     TaskFactory,
@@ -20,6 +20,7 @@ from tests.factories import (
     plan_review_task,
     report_review_task,
     researcher_persona,
+    task_with_plan,
 )
 from tests.helpers import client_for
 
@@ -62,6 +63,21 @@ def test_it_reads_one_task_in_constant_queries(analyst, researcher):
             small_n = queries_for(client, reverse(name, args=[small.task.pk]))
             big_n = queries_for(client, reverse(name, args=[big.task.pk]))
         assert small_n == big_n, name
+
+
+def test_a_collecting_task_page_takes_as_many_queries_for_many_sub_questions(analyst, researcher):
+    small = task_with_plan(researcher, status=Status.COLLECTING, plan_status=Plan.Status.APPROVED)
+    big = task_with_plan(researcher, status=Status.COLLECTING, plan_status=Plan.Status.APPROVED)
+    for i in range(6):
+        SubQuestion.objects.create(
+            plan=big.plan, order=3 + i, text=f"More {i}?", progress={"state": "searching"}
+        )
+        Event.objects.create(task=big.task, stage="collecting", kind=Event.Kind.WARNING, message=f"w {i}")
+    client = client_for(analyst)
+    for name in ("task_detail", "task_progress"):
+        assert queries_for(client, reverse(name, args=[small.task.pk])) == queries_for(
+            client, reverse(name, args=[big.task.pk])
+        ), name
 
 
 def _count(client: Client, url: str) -> int:
