@@ -19,6 +19,7 @@ from researchapp.models import (
     SubQuestion,
 )
 from researchapp.pipeline.report.document import Document
+from researchapp.pipeline.text.tokens import tokenize
 
 # --- plan -----------------------------------------------------------------------------------------
 
@@ -82,7 +83,7 @@ class PlanVersion:
     previous: int | None  # that version's number
 
 
-SAME_SUBQUESTION = 0.6  # texts this similar (difflib ratio) are one sub-question, edited
+SAME_SUBQUESTION = 0.5  # distinctive words this alike (Jaccard) make two texts one sub-question, edited
 
 
 def plan_versions(review: PlanReview) -> list[PlanVersion]:
@@ -96,16 +97,22 @@ def plan_versions(review: PlanReview) -> list[PlanVersion]:
 
 
 def plan_changes(before: list[SubQuestion], after: list[SubQuestion]) -> list[SubQuestionChange]:
-    """1. Pair each later sub-question with the earlier one of the same text, else the most similar
-    one left (ratio ≥ ``SAME_SUBQUESTION``). 2. Paired: changed text or queries, or moved.
+    """1. Pair each later sub-question with the earlier one of the same text, else the one left whose
+    distinctive words are most alike (``SAME_SUBQUESTION``; the words every sub-question of both
+    versions shares, like the question's subject, say nothing). 2. Paired: changed text or
+    queries, or moved.
     3. Unpaired: added; earlier ones left over: removed. 4. Moved: paired rows out of their order."""
+    words = {id(sq): set(tokenize(sq.text)) for sq in (*before, *after)}
+    # Words every sub-question of each version has (the subject) tell none of them apart.
+    everywhere = set.intersection(*words.values()) if len(before) > 1 and len(after) > 1 else set()
     left = dict(enumerate(before))
     pairs: dict[int, int] = {}
     for j, new in enumerate(after):
         same = next((i for i, old in left.items() if old.text == new.text), None)
         if same is None and left:
             score, best = max(
-                (SequenceMatcher(None, old.text, new.text).ratio(), i) for i, old in left.items()
+                (_alike(words[id(old)] - everywhere, words[id(new)] - everywhere), i)
+                for i, old in left.items()
             )
             same = best if score >= SAME_SUBQUESTION else None
         if same is not None:
@@ -137,6 +144,10 @@ def plan_changes(before: list[SubQuestion], after: list[SubQuestion]) -> list[Su
         for i, old in left.items()
     ]
     return changes
+
+
+def _alike(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 1.0
 
 
 def _in_order(positions: list[int]) -> set[int]:

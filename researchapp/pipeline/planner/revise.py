@@ -173,5 +173,8 @@ def _aspect_question(aspect: str, reading: Reading) -> str:
     joiner = "和" if reading.chinese else " and "
     about = joiner.join(reading.options) if reading.options else (reading.topic or reading.subject)
     if reading.chinese:
+        # A Chinese subject is the question less its punctuation ("灰水角灯塔有多高"), not a noun
+        # phrase: without options or a topic the aspect is asked bare (its queries carry the subject).
+        about = joiner.join(reading.options) if reading.options else reading.topic
         return f"{about}的{aspect}如何？" if about else f"{aspect}如何？"
     return f"What is known about {aspect} for {about}?" if about else f"What is known about {aspect}?"
