@@ -159,3 +159,12 @@ def test_plan_changes_pairs_edited_subquestions_and_reports_queries():
     assert change.kind == "changed" and change.before == "What do they cost?"
     assert (change.queries_added, change.queries_removed) == (("c",), ("b",))
     assert change.text_diff == ((" ", "What do they"), ("-", "cost?"), ("+", "cost per year?"))
+
+
+def test_a_sub_question_added_without_queries_gets_the_planners(analyst, plan):
+    client = client_for(analyst)
+    data = editor_post(plan, "add") | {"new-text": "Which grants pay for heat pumps?", "new-queries": ""}
+    client.post(reverse("plan_review", args=[plan.task_id]), data, **HTMX)
+    added = plan.subquestions.order_by("order").last()
+    assert added.text == "Which grants pay for heat pumps?"
+    assert added.queries == list(queries_for_subquestion(QUESTION, added.text)) and added.queries

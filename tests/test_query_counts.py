@@ -15,6 +15,7 @@ from django.utils import timezone
 from researchapp.models import Event, Plan, ResearchTask, SubQuestion
 from reviews.models import Claim
 from tests.factories import (
+    PlanFactory,
     TaskFactory,
     evidence_review_task,
     plan_review_task,
@@ -78,6 +79,22 @@ def test_a_collecting_task_page_takes_as_many_queries_for_many_sub_questions(ana
         assert queries_for(client, reverse(name, args=[small.task.pk])) == queries_for(
             client, reverse(name, args=[big.task.pk])
         ), name
+
+
+def test_the_plan_page_shows_every_version_in_constant_queries(analyst, researcher):
+    # given a plan in its first version, and another in its fourth (three rejected before it)
+    one = plan_review_task(researcher, question="q one").task
+    many = plan_review_task(researcher, question="q many")
+    for version in (2, 3, 4):
+        Plan.objects.filter(task=many.task).update(status=Plan.Status.REJECTED)
+        PlanFactory(task=many.task, version=version, subquestions=3 + version)
+    client = client_for(analyst)
+    # then the page with its history and diffs takes as many queries
+    body = client.get(reverse("plan_review", args=[many.task.pk])).content.decode()
+    assert body.count('data-testid="plan-version"') == 4
+    assert queries_for(client, reverse("plan_review", args=[one.pk])) == queries_for(
+        client, reverse("plan_review", args=[many.task.pk])
+    )
 
 
 def _count(client: Client, url: str) -> int:
