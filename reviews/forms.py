@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from django import forms
 from django.core.exceptions import ValidationError
 from django.http import QueryDict
+from django.utils.translation import gettext_lazy
 
 from researchapp.models import SubQuestion
 from researchapp.services.evidence_gate import CITATION_DECISION, DECISIONS
@@ -166,6 +167,12 @@ def note_field(*, testid: str, placeholder: str) -> forms.CharField:
 class PlanRejectForm(forms.Form):
     plan_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     feedback = note_field(testid="plan-reject-feedback", placeholder="What should the planner change?")
+    # "r" on the plan page goes to the feedback (a rejection without it is refused), see desk.js.
+    feedback.widget.attrs |= {
+        "data-shortcut": "r",
+        "aria-keyshortcuts": "r",
+        "data-shortcut-label": gettext_lazy("Reject: write the feedback"),
+    }
 
 
 # --- findings and report --------------------------------------------------------------------------

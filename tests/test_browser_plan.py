@@ -130,7 +130,10 @@ def test_an_analyst_walks_the_plan_and_report_gates_by_hand_and_by_key(
 
         # when they reject with feedback
         before = list(task.plans.get(version=1).subquestions.order_by("order").values_list("text", flat=True))
-        page.get_by_test_id("plan-reject-feedback").fill(walk["feedback"])
+        page.get_by_test_id("plan-reject-form").focus()
+        page.keyboard.press("r")  # on the rejection's card, "r" goes to its feedback
+        assert active(page, "element.dataset.testid") == "plan-reject-feedback"
+        page.keyboard.insert_text(walk["feedback"])
         page.get_by_test_id("plan-reject").click()
         page.wait_for_selector('[data-testid="plan-editor"][data-status="planning"]')
         # then the next version is the rejected one with the feedback applied
