@@ -99,3 +99,17 @@ def test_the_model_engine_revises_the_version_it_is_shown(researcher, analyst, l
     # and v2 is its revision
     assert _texts(second) == revised
     assert second.engine == "openai"
+
+
+def test_the_model_engine_through_the_stubs_default_answers_drops_and_adds(
+    researcher, analyst, llm, settings
+):
+    # given the model engine, the stub answering as a model that follows the revision prompt
+    settings.RESEARCH = {**settings.RESEARCH, "OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": llm.base_url}
+    task = _submitted(researcher, engine="openai")
+    stage_plan(task)
+    first = _texts(task.plans.get(version=1))
+    # when the analyst drops the second sub-question and asks for the keepers
+    second = _reject(task, analyst, "Drop sub-question 2. Add the keepers of the lighthouse.")
+    # then v2 is v1 without it, plus the asked-for sub-question
+    assert _texts(second) == [first[0], *first[2:], "What is known about keepers of the lighthouse?"]
