@@ -291,7 +291,9 @@ def evidence_context(evidence_id: int, user, chars: int = CONTEXT_CHARS) -> Evid
     """The quote inside its stored snapshot, with about ``chars`` characters either side."""
     visible = ResearchTask.objects.visible_to(user).values("pk")
     evidence = get_object_or_404(
-        Evidence.objects.select_related("source", "task", "subquestion"), pk=evidence_id, task__in=visible
+        Evidence.objects.select_related("source", "task", "subquestion", "added_by"),
+        pk=evidence_id,
+        task__in=visible,
     )
     source = evidence.source
     text = source.text

@@ -51,6 +51,7 @@ DECISION_WORDS = {
     ("finding", "gap"): gettext_lazy("Item %(n)s: kept as a gap"),
     ("finding", "drop"): gettext_lazy("Item %(n)s: dropped"),
     ("finding", "more_research"): gettext_lazy("Item %(n)s: asked for more research"),
+    ("finding", "add_evidence"): gettext_lazy("Item %(n)s: evidence added by hand"),
 }
 
 

@@ -1,4 +1,5 @@
-"""Reads for the review side's gate pages (the queues are ``reviews.queues``, the audit ``reviews.audit``)."""
+"""Reads for the plan and report gates (the evidence gate's are ``reviews.evidence_reads``, the queues
+``reviews.queues``, the audit ``reviews.audit``)."""
 
 from __future__ import annotations
 
@@ -6,18 +7,9 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 from django.db.models import Prefetch
-from django.shortcuts import get_object_or_404
 
-from researchapp.core.enums import FindingStatus, Stance
 from researchapp.exports.report import Quote, Report, document_of, report_of
-from researchapp.models import (
-    Finding,
-    FindingEvidence,
-    Plan,
-    ReportDraft,
-    ResearchTask,
-    SubQuestion,
-)
+from researchapp.models import Plan, ReportDraft, ResearchTask, SubQuestion
 from researchapp.pipeline.report.document import Document
 from researchapp.pipeline.text.tokens import tokenize
 
@@ -179,93 +171,7 @@ def word_diff(before: str, after: str) -> tuple[tuple[str, str], ...]:
     return tuple(runs)
 
 
-# --- evidence review ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FindingItem:
-    finding: Finding
-    supports: list[FindingEvidence]
-    contradicts: list[FindingEvidence]
-
-    @property
-    def needs_review(self) -> bool:
-        return self.finding.needs_review
-
-    @property
-    def sides(self) -> list[tuple[str, list[FindingEvidence], str, str, str]]:
-        """(side, its links, the decision that picks it, its heading, the button's test id)."""
-        return [
-            (
-                "supports",
-                self.supports,
-                "pick_supports",
-                "Side A — these sources say so",
-                "decide-pick-supports",
-            ),
-            (
-                "contradicts",
-                self.contradicts,
-                "pick_contradicts",
-                "Side B — these sources disagree",
-                "decide-pick-contradicts",
-            ),
-        ]
-
-
-@dataclass(frozen=True)
-class FindingsReview:
-    task: ResearchTask
-    conflicts: list[FindingItem] = field(default_factory=list)
-    insufficient: list[FindingItem] = field(default_factory=list)
-    supported: list[FindingItem] = field(default_factory=list)
-    can_more_research: bool = False
-
-    @property
-    def pending(self) -> int:
-        return sum(item.needs_review for item in [*self.conflicts, *self.insufficient])
-
-    @property
-    def open(self) -> bool:
-        return self.task.status == ResearchTask.Status.AWAITING_EVIDENCE_REVIEW
-
-
-def _links_prefetch() -> Prefetch:
-    links = (
-        FindingEvidence.objects.select_related("evidence__source")
-        .defer("evidence__source__text")
-        .order_by("stance", "-evidence__score", "evidence_id")
-    )
-    return Prefetch("links", queryset=links)
-
-
-def findings_for_review(task: ResearchTask) -> FindingsReview:
-    """Conflicts with both sides' evidence and sources, [证据不足] items, and what is supported."""
-    rows = (
-        Finding.objects.filter(task=task)
-        .select_related("subquestion", "resolved_by")
-        .prefetch_related(_links_prefetch())
-        .order_by("subquestion__order", "id")
-    )
-    review = FindingsReview(task=task, can_more_research=bool(task.rounds_left))
-    by_status = {
-        FindingStatus.CONFLICT: review.conflicts,
-        FindingStatus.INSUFFICIENT: review.insufficient,
-        FindingStatus.SUPPORTED: review.supported,
-    }
-    for finding in rows:
-        links = list(finding.links.all())
-        item = FindingItem(
-            finding=finding,
-            supports=[link for link in links if link.stance == Stance.SUPPORTS],
-            contradicts=[link for link in links if link.stance == Stance.CONTRADICTS],
-        )
-        by_status[FindingStatus(finding.status)].append(item)
-    return review
-
-
-def finding_in_task(task: ResearchTask, finding_id: int) -> Finding:
-    return get_object_or_404(Finding.objects.select_related("task"), pk=finding_id, task=task)
+# The evidence gate's reads are ``reviews.evidence_reads``.
 
 
 # --- report ---------------------------------------------------------------------------------------

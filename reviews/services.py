@@ -12,9 +12,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Max
 
-from researchapp.models import Event, Finding, Plan, ReportDraft, StaleState
+from researchapp.models import Event, Evidence, Finding, Plan, ReportDraft, Source, StaleState
 from researchapp.permissions import is_analyst
-from researchapp.services import evidence_gate, plan_gate, report_gate
+from researchapp.services import evidence_gate, manual_evidence, plan_gate, report_gate
 from reviews import claims
 from reviews.claims import Item
 from reviews.models import ReviewDecision
@@ -96,6 +96,47 @@ def decide_finding(
         return _record(
             finding, reviewer=reviewer, decision=decision, note=note, version_seen=version_seen, since=since
         )
+
+
+def add_evidence_by_hand(
+    *, finding: Finding, reviewer, source: Source, start: int, end: int, version_seen: int, note: str = ""
+) -> Evidence:
+    """Answer a [证据不足] item with a span of a stored source selected by the analyst; the audit line
+    says which quote of which source."""
+    _require_analyst(reviewer)
+    item = Item.of_finding(finding)
+    with transaction.atomic():
+        since = _before_deciding(item, reviewer)
+        evidence = manual_evidence.evidence_add_by_hand(
+            finding=finding,
+            actor=reviewer,
+            source=source,
+            start=start,
+            end=end,
+            version_seen=version_seen,
+            note=note,
+        )
+        claims.claims_end(item)
+        where = f"{source.title or source.url} [{evidence.start}:{evidence.end}]"
+        what = f"E{evidence.pk} “{evidence.quote}” — {where}"
+        _record(
+            finding,
+            reviewer=reviewer,
+            decision="add_evidence",
+            note="\n".join(part for part in (what, note.strip()) if part),
+            version_seen=version_seen,
+            since=since,
+        )
+    return evidence
+
+
+def open_source_by_hand(*, finding: Finding, reviewer, url: str, version_seen: int) -> Source:
+    """Have the fetcher open a page for a [证据不足] item (refused while another analyst holds it)."""
+    _require_analyst(reviewer)
+    claims.refuse_if_claimed_by_another(analyst=reviewer, item=Item.of_finding(finding))
+    return manual_evidence.source_open_by_hand(
+        finding=finding, actor=reviewer, url=url, version_seen=version_seen
+    )
 
 
 def decide_plan(

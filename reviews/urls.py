@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviews import desk_views, views
+from reviews import desk_views, evidence_views, views
 
 urlpatterns = [
     path("login/", desk_views.DeskLoginView.as_view(), name="login"),
@@ -14,6 +14,7 @@ urlpatterns = [
     path("preferences/language/", desk_views.language_switch, name="language_switch"),
     path("tasks/<int:task_id>/plan/", views.plan_review, name="plan_review"),
     path("tasks/<int:task_id>/plan/queries/", views.plan_queries, name="plan_queries"),
-    path("tasks/<int:task_id>/evidence/", views.evidence_review, name="evidence_review"),
+    path("tasks/<int:task_id>/evidence/", evidence_views.evidence_review, name="evidence_review"),
+    path("tasks/<int:task_id>/evidence/source/", evidence_views.evidence_source, name="evidence_source"),
     path("tasks/<int:task_id>/report/", views.report_view, name="report_view"),
 ]

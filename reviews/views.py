@@ -1,4 +1,5 @@
-"""The review side's pages: the three gates (plan, evidence, report); the queue and audit are desk_views.
+"""The review side's pages: the plan and report gates and what every gate page does (the evidence gate
+is ``evidence_views``; the queue and audit are ``desk_views``).
 
 Views parse the request, authorise, call one service or selector and render. After an HTMX POST
 the page's fragment is rendered again from fresh data, so what the analyst sees is what is
@@ -27,7 +28,7 @@ from researchapp.permissions import is_analyst
 from researchapp.services import plan_gate
 from reviews import selectors as review_selectors
 from reviews import services
-from reviews.forms import FindingDecisionForm, PlanEditForm, PlanRejectForm, PlanRow, ReportDecisionForm
+from reviews.forms import PlanEditForm, PlanRejectForm, PlanRow, ReportDecisionForm
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -206,46 +207,7 @@ def _int(raw: str | None) -> int:
     return int(raw) if raw and raw.isdigit() else 0
 
 
-# --- evidence review ------------------------------------------------------------------------------
-
-
-@login_required
-@vary_on_headers("HX-Request")
-@require_http_methods(["GET", "POST"])
-def evidence_review(request: HtmxHttpRequest, task_id: int) -> HttpResponse:
-    return _gate_page(
-        request,
-        task_id,
-        decide=_decide_finding,
-        context_for=_evidence_context,
-        template="evidence_review.html#findings",
-    )
-
-
-def _evidence_context(request: HttpRequest, task: ResearchTask, posted: None) -> dict:
-    review = review_selectors.findings_for_review(task)
-    return {"review": review, "can_decide": is_analyst(request.user) and review.open}
-
-
-def _decide_finding(request: HttpRequest, task: ResearchTask) -> None:
-    form = FindingDecisionForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, first_error(form))
-        return
-    finding = review_selectors.finding_in_task(task, form.cleaned_data["finding"])
-    decision, data = form.cleaned_data["decision"], form.cleaned_data
-    _apply(
-        request,
-        lambda: services.decide_finding(
-            finding=finding,
-            reviewer=request.user,
-            decision=decision,
-            version_seen=data["version"],
-            note=data["note"],
-            evidence_id=data["evidence"] or 0,
-        ),  # fmt: skip
-        success=f"Recorded for item {finding.pk}: {decision.replace('_', ' ')}.",
-    )
+# The evidence gate's page is ``reviews.evidence_views``.
 
 
 # --- report ---------------------------------------------------------------------------------------

@@ -63,10 +63,21 @@ def desk(researcher, analyst):
     ]
     for row, value in zip(collecting.plan.subquestions.order_by("order"), progress, strict=False):
         SubQuestion.objects.filter(pk=row.pk).update(progress=value)
+    # the evidence gate with an open conflict and an open [证据不足] item, and with both decided:
+    # a side picked, evidence added by hand
+    undecided, decided = evidence_review_task(researcher), evidence_review_task(researcher)
+    services.decide_finding(
+        finding=decided.conflict, reviewer=analyst, decision="pick_supports", version_seen=1, note="Counted."
+    )
+    services.add_evidence_by_hand(
+        finding=decided.gap, reviewer=analyst, source=decided.sources[1], start=0, end=61, version_seen=1
+    )
     return {
         "plan": plan,
         "evidence": evidence,
         "report": report,
+        "undecided": undecided,
+        "decided": decided,
         "revised": revised,
         "collecting": collecting,
     }
@@ -83,6 +94,10 @@ def analyst_pages(desk) -> dict[str, str]:
         "evidence_review": reverse("evidence_review", args=[task]),
         "report_view": reverse("report_view", args=[desk["report"].task.pk]),
         "evidence_context": reverse("evidence_context", args=[evidence.evidence[0].pk]),
+        "evidence_review_undecided": reverse("evidence_review", args=[desk["undecided"].task.pk]),
+        "evidence_review_decided": reverse("evidence_review", args=[desk["decided"].task.pk]),
+        "evidence_source": reverse("evidence_source", args=[desk["undecided"].task.pk])
+        + f"?source={desk['undecided'].sources[0].pk}&finding={desk['undecided'].gap.pk}",
         "task_audit": reverse("task_audit", args=[task]),
         "desk_audit": reverse("desk_audit"),
         "preferences": reverse("preferences"),
@@ -117,6 +132,10 @@ def test_no_page_has_a_serious_or_critical_axe_violation(live_server, analyst, r
         page.get_by_test_id("open-shortcuts").click()
         page.get_by_test_id("shortcut-help").wait_for(state="visible")
         found["plan_review with the keyboard help open"] = severe_violations(page)
+        page.goto(reverse("evidence_review", args=[desk["undecided"].task.pk]))
+        page.get_by_test_id("open-source").first.click()
+        page.wait_for_selector('#side-panel [data-testid="source-select"]')
+        found["evidence_review with a source open to select from"] = severe_violations(page)
         page.context.clear_cookies()
         page.context.add_cookies(cookies)
         log_in(page, researcher.username)

@@ -60,11 +60,14 @@ def test_an_analyst_takes_the_demo_question_to_an_approved_report_in_the_browser
     # resolve every conflict (pick the first side) and every [证据不足] item (keep as a gap)
     wait_for_status(page, "awaiting_evidence_review")
     page.get_by_test_id("open-evidence-review").click()
+    page.wait_for_selector('[data-testid="findings"]')  # the click navigates: count once the page is there
     assert page.locator('[data-testid="conflict-item"]').count() >= 1
     assert page.locator('[data-testid="gap-item"]').count() >= 1
     for item_kind, button in (("conflict-item", "decide-pick-supports"), ("gap-item", "decide-gap")):
         while (pending := page.locator(f'[data-testid="{item_kind}"][data-resolution=""]')).count():
             finding = pending.first.get_attribute("data-finding")
+            if button.startswith("decide-pick"):
+                pending.first.get_by_test_id("decision-note").fill("The maker's own measurement.")
             pending.first.get_by_test_id(button).click()
             page.wait_for_selector(f'[data-finding="{finding}"]:not([data-resolution=""])')
     page.get_by_test_id("evidence-done").click()

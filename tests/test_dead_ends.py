@@ -27,8 +27,13 @@ def decide_all(task, decisions: dict[str, str], actor, queue, capture) -> None:
     """Decide every item waiting for review (by finding status), then run what the decisions queued."""
     for finding in Finding.objects.filter(task=task).needing_review():
         with capture(execute=True):
+            decision = decisions[finding.status]
             finding_resolve(
-                finding=finding, actor=actor, decision=decisions[finding.status], version_seen=finding.version
+                finding=finding,
+                actor=actor,
+                decision=decision,
+                version_seen=finding.version,
+                note="A reason to pick it." if decision.startswith("pick_") else "",
             )
     drain(queue)
     task.refresh_from_db()

@@ -42,7 +42,11 @@ def test_it_takes_the_demo_question_from_submission_to_approved_exports(celery_w
     # when the analyst resolves every item
     for finding in conflicts:
         finding_resolve(
-            finding=finding, actor=analyst, decision="pick_supports", version_seen=finding.version
+            finding=finding,
+            actor=analyst,
+            decision="pick_supports",
+            version_seen=finding.version,
+            note="The maker's figure.",
         )
     for finding in gaps:
         finding_resolve(finding=finding, actor=analyst, decision="gap", version_seen=finding.version)

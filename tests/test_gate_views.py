@@ -116,8 +116,9 @@ def test_it_shows_the_plan_read_only_to_its_researcher(researcher, plan_gate):
 # --- evidence review ----------------------------------------------------------------------------
 
 
-def decide(client: Client, finding: Finding, decision: str, version: int | None = None):
-    data = {"finding": finding.pk, "version": version or finding.version, "decision": decision, "note": ""}
+def decide(client: Client, finding: Finding, decision: str, version: int | None = None, note: str = ""):
+    note = note or ("Official count." if decision.startswith("pick_") else "")
+    data = {"finding": finding.pk, "version": version or finding.version, "decision": decision, "note": note}
     return client.post(reverse("evidence_review", args=[finding.task_id]), data, **HTMX)
 
 
@@ -128,7 +129,8 @@ def test_it_rerenders_the_findings_from_fresh_data_after_a_decision(analyst, res
     assert response.status_code == 200
     assert "<html" not in body and body.lstrip().startswith('<div id="findings"')
     assert 'data-pending="1"' in body  # the gap is left
-    assert f"Decided: <strong>Picked</strong> by {analyst.username}" in body
+    assert "Decided: picked side A (transit.example)" in body  # which side, not "Decided: Picked"
+    assert f"by {analyst.username}" in body and "Official count." in body
     assert "Recorded for item" in body
     assert ReviewDecision.objects.get().version_seen == 1
 
@@ -185,7 +187,8 @@ def test_it_lets_exactly_one_of_two_racing_analysts_win(researcher):
 def test_it_shows_both_sides_and_disables_more_research_without_rounds(analyst, researcher):
     scenario = evidence_review_task(researcher, round=2, max_rounds=2)
     body = client_for(analyst).get(reverse("evidence_review", args=[scenario.task.pk])).content.decode()
-    assert "42,000 passengers a day" in body and "31,000 passengers a day" in body
+    differing = '<strong class="differs" data-testid="differs">{}</strong> passengers a day'
+    assert differing.format("42,000") in body and differing.format("31,000") in body
     assert 'data-testid="decide-pick-supports"' in body and 'data-testid="decide-pick-contradicts"' in body
     assert 'data-testid="decide-gap"' in body
     assert "No research rounds remain (2 of 2 used)." in body

@@ -12,10 +12,14 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from researchapp.models import Event, Plan, ResearchTask, SubQuestion
+from researchapp.models import Event, Finding, Plan, ResearchTask, SubQuestion
+from reviews import services
 from reviews.models import Claim
 from tests.factories import (
+    EvidenceFactory,
+    FindingFactory,
     PlanFactory,
+    SubQuestionFactory,
     TaskFactory,
     evidence_review_task,
     plan_review_task,
@@ -159,3 +163,30 @@ def test_the_task_list_pages_through_tasks_newest_first(client, analyst, monkeyp
     assert rows(first) == [tasks[4].pk, tasks[3].pk]
     assert rows(third) == [tasks[0].pk]
     assert "Page 1 of 3 (5 tasks)" in first and 'data-testid="older"' in first
+
+
+def test_the_evidence_gate_reads_in_constant_queries_however_many_items_and_passages(analyst, researcher):
+    # given two tasks at the evidence gate; the bigger has more conflicts, more [证据不足] items on
+    # sub-questions of their own, each with sources opened and passages below the bar, and a gap
+    # answered by hand
+    small = evidence_review_task(researcher)
+    big = evidence_review_task(researcher, extra_conflicts=6)
+    for scenario, extra_gaps in ((small, 0), (big, 5)):
+        for i in range(extra_gaps):
+            subquestion = SubQuestionFactory(plan=scenario.plan, order=10 + i, queries=[f"q{i}"])
+            FindingFactory(subquestion=subquestion, status="insufficient", statement=f"[证据不足] gap {i}")
+        for finding in Finding.objects.filter(task=scenario.task, status="insufficient"):
+            finding.subquestion.sources.add(*scenario.sources)
+            for source in scenario.sources:
+                EvidenceFactory(source=source, subquestion=finding.subquestion, length=20, clears_bar=False)
+    answered = FindingFactory(subquestion=big.plan.subquestions.last(), status="insufficient", statement="x")
+    services.add_evidence_by_hand(
+        finding=answered, reviewer=analyst, source=big.sources[0], start=0, end=40, version_seen=1
+    )
+    client = client_for(analyst)
+
+    # then its page takes as many queries for the big task as for the small one
+    url = "evidence_review"
+    assert queries_for(client, reverse(url, args=[big.task.pk])) == queries_for(
+        client, reverse(url, args=[small.task.pk])
+    )

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 
@@ -31,6 +32,10 @@ class Evidence(models.Model):
     # "what was searched" on a [证据不足] item, never as support for anything.
     clears_bar = models.BooleanField(default=True)
     round = models.PositiveSmallIntegerField(default=1)
+    # The analyst who selected this passage by hand at the evidence gate; empty for the pipeline's.
+    added_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

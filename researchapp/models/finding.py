@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from researchapp.core.enums import FindingStatus, Resolution, Stance
+from researchapp.core.enums import INSUFFICIENT_MARK, FindingStatus, Resolution, Stance
 
 
 class FindingQuerySet(models.QuerySet):
@@ -55,7 +55,9 @@ class Finding(models.Model):
 
     @property
     def display_statement(self) -> str:
-        return self.statement
+        """The statement without the [证据不足] mark the analyser writes into it: pages that show an
+        item's status write the mark themselves, once."""
+        return self.statement.replace(INSUFFICIENT_MARK, "").strip()
 
 
 class FindingEvidence(models.Model):

@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from researchapp.core.enums import FindingStatus, Resolution, Stance
 from researchapp.models import Event, Finding, FindingEvidence, Gate, ResearchTask, Stage, StaleState
@@ -33,14 +34,20 @@ DECISIONS: dict[str, tuple[Resolution, frozenset[str]]] = {
 }
 
 
+PICKS = frozenset({"pick_supports", "pick_contradicts"})
+
+
 def finding_resolve(*, finding: Finding, actor, decision: str, version_seen: int, note: str = "") -> Finding:
     """Record one analyst's decision on one item, if nobody decided it first.
 
     The compare-and-set on (pk, version, unresolved) makes two analysts racing on one item safe:
-    exactly one UPDATE touches the row; the other gets ``StaleState``.
+    exactly one UPDATE touches the row; the other gets ``StaleState``. Picking a side sets the
+    other side's quotes aside, so it needs a reason: the report states the picked side as fact.
     """
     if decision not in DECISIONS:
         raise ValidationError(f"Unknown decision {decision!r}.")
+    if decision in PICKS and not note.strip():
+        raise ValidationError(_("Say why you pick this side: the reason is recorded with the decision."))
     resolution, applies_to = DECISIONS[decision]
     if finding.status not in applies_to:
         raise ValidationError(f"“{decision}” does not apply to a {finding.status} finding.")
@@ -61,7 +68,7 @@ def finding_resolve(*, finding: Finding, actor, decision: str, version_seen: int
             current = Finding.objects.select_related("resolved_by").get(pk=finding.pk)
             who = current.resolved_by.get_username() if current.resolved_by else "someone"
             raise StaleState(f"{who} already decided this item ({current.get_resolution_display()}).")
-        if decision in ("pick_supports", "pick_contradicts"):
+        if decision in PICKS:
             losing = Stance.CONTRADICTS if decision == "pick_supports" else Stance.SUPPORTS
             FindingEvidence.objects.filter(finding=finding, stance=losing).update(kept=False)
         Event.objects.create(

@@ -71,8 +71,16 @@
     return true;
   }
 
+  // What a key does, for the help: the control's own words without its screen-reader-only
+  // suffix ("— item 12"), or a field's label.
   function label(control) {
-    var text = control.getAttribute("data-shortcut-label") || control.textContent || "";
+    var text = control.getAttribute("data-shortcut-label");
+    if (!text && control.labels && control.labels.length) { text = control.labels[0].textContent; }
+    if (!text) {
+      var copy = control.cloneNode(true);
+      copy.querySelectorAll(".visually-hidden").forEach(function (hidden) { hidden.remove(); });
+      text = copy.textContent || control.getAttribute("aria-label") || "";
+    }
     return text.replace(/\s+/g, " ").trim();
   }
 

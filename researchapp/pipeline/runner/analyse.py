@@ -99,7 +99,10 @@ def with_closest(proposed: list[ProposedFinding], evidence: list[values.Evidence
 def store_findings(task: ResearchTask, subquestion: SubQuestion, proposed: list[ProposedFinding]) -> None:
     with transaction.atomic():
         keys = [p.key for p in proposed]
-        Finding.objects.filter(subquestion=subquestion, resolution="").exclude(key__in=keys).delete()
+        # Undecided means no resolution and nobody's hand on it: an item an analyst answered with
+        # evidence added by hand is supported, unresolved, and decided (``resolved_at``).
+        undecided = Finding.objects.filter(subquestion=subquestion, resolution="", resolved_at__isnull=True)
+        undecided.exclude(key__in=keys).delete()
         for item in proposed:
             finding, created = Finding.objects.get_or_create(
                 subquestion=subquestion,
@@ -112,11 +115,12 @@ def store_findings(task: ResearchTask, subquestion: SubQuestion, proposed: list[
                     "confidence": item.confidence,
                 },
             )
-            if not created and not finding.resolution:
+            decided = bool(finding.resolution) or finding.resolved_at is not None
+            if not created and not decided:
                 Finding.objects.filter(pk=finding.pk).update(
                     status=item.status.value, statement=item.statement, confidence=item.confidence
                 )
-            if created or not finding.resolution:
+            if created or not decided:
                 for link in item.links:
                     FindingEvidence.objects.update_or_create(
                         finding=finding, evidence_id=link.evidence_id, defaults={"stance": link.stance.value}

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('researchapp', '0010_reportdraft_engine_note'),
+        ('researchapp', '0011_gate_evidence_added_by'),
     ]
 
     operations = [

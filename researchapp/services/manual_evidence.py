@@ -1,0 +1,212 @@
+"""Evidence added by hand at the evidence gate, for a [证据不足] item an analyst can answer.
+
+The analyst picks a stored source of the task (or has the fetcher open a URL, which stores it as a
+source like any collected page) and selects a span of its snapshot. The span is stored as an
+Evidence row like every quote: ``source.text[start:end] == quote`` with the snapshot's SHA-256
+(``Evidence.save`` checks it), marked as added by that analyst. The item becomes a supported finding
+standing on that quote; the closest passages it linked are set aside, never cited.
+
+A URL is fetched inline, in the request, with a short total timeout (``FETCH_TIMEOUT``) and no
+retry: the analyst waits for one page, and a page that does not answer in that time is reported
+as such rather than queued. The fetcher's SSRF guard decides before any connection is made.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from researchapp.core.enums import FindingStatus, Stance
+from researchapp.models import (
+    Event,
+    Evidence,
+    Finding,
+    FindingEvidence,
+    Gate,
+    ResearchTask,
+    Source,
+    StaleState,
+)
+from researchapp.pipeline.runner.collect import store_source
+from researchapp.providers.base import Fetcher, ProviderError
+from researchapp.providers.fetch.client import FetchConfig, HttpFetcher
+from researchapp.services.evidence_gate import evidence_gate_after_decision
+
+MAX_QUOTE_CHARS = 2000
+FETCH_TIMEOUT = 10.0  # seconds for the whole fetch: the analyst waits for it
+PROVIDER = "by_hand"
+
+
+def manual_fetcher() -> HttpFetcher:
+    """The fetcher with the site's limits and allowed hosts, a short deadline and no retry."""
+    research = settings.RESEARCH
+    return HttpFetcher(
+        FetchConfig(
+            connect_timeout=min(research["FETCH_CONNECT_TIMEOUT"], FETCH_TIMEOUT),
+            read_timeout=min(research["FETCH_READ_TIMEOUT"], FETCH_TIMEOUT),
+            total_timeout=FETCH_TIMEOUT,
+            max_bytes=research["FETCH_MAX_BYTES"],
+            max_redirects=research["FETCH_MAX_REDIRECTS"],
+            allowed_hosts=research["FETCH_ALLOWED_HOSTS"],
+            retries=0,
+        )
+    )
+
+
+def _refuse_unless_open_gap(finding: Finding, version_seen: int) -> None:
+    task = finding.task
+    if task.status != ResearchTask.Status.AWAITING_EVIDENCE_REVIEW:
+        raise StaleState(
+            _("The task is %(status)s; its evidence is not under review.")
+            % {"status": task.get_status_display()}
+        )
+    if finding.status != FindingStatus.INSUFFICIENT:
+        raise ValidationError(_("Evidence can be added by hand only to a [证据不足] item."))
+    if finding.resolution or finding.version != version_seen:
+        raise StaleState(_("Someone changed or decided this item first; reload to see it."))
+
+
+def source_open_by_hand(
+    *, finding: Finding, actor, url: str, version_seen: int, fetcher: Fetcher | None = None
+) -> Source:
+    """Open ``url`` with the fetcher and store it as a source of the item's task and sub-question.
+
+    A refused address, a failing page or content that is not text is a ``ValidationError`` that
+    says why; nothing is stored then.
+    """
+    _refuse_unless_open_gap(finding, version_seen)
+    url = url.strip()
+    if not url:
+        raise ValidationError(_("Paste the address of the page to open."))
+    fetcher = fetcher or manual_fetcher()
+    try:
+        document = fetcher.fetch(url)
+    except ProviderError as error:
+        raise ValidationError(
+            _("Could not open %(url)s: %(reason)s") % {"url": url, "reason": error.message}
+        ) from error
+    task = finding.task
+    with transaction.atomic():
+        source = store_source(task, document, provider=PROVIDER, round_no=task.round)
+        Source.objects.filter(pk=source.pk, cluster="").update(cluster=source.normalized_url)
+        finding.subquestion.sources.add(source)
+        Event.objects.create(
+            task=task,
+            stage=Gate.EVIDENCE_REVIEW,
+            kind=Event.Kind.DECISION,
+            actor=actor,
+            message=f"Finding {finding.pk}: {url} opened by hand as source {source.pk} "
+            f"({len(source.text)} characters).",
+            data={"finding": finding.pk, "decision": "open_source", "source": source.pk, "url": url},
+        )
+    return source
+
+
+def span_of(text: str, passage: str) -> tuple[int, int]:
+    """Where ``passage`` (pasted by the analyst) is in ``text``; it must occur exactly once."""
+    passage = passage.strip()
+    if not passage:
+        raise ValidationError(_("Select a passage of the source, or give its start and end."))
+    count = text.count(passage)
+    if count == 0:
+        raise ValidationError(_("That passage is not in the source's stored text, character for character."))
+    if count > 1:
+        raise ValidationError(
+            _("That passage occurs %(n)s times in the source; give its start and end.") % {"n": count}
+        )
+    start = text.index(passage)
+    return start, start + len(passage)
+
+
+def _trimmed_span(text: str, start: int, end: int) -> tuple[int, int]:
+    if not 0 <= start <= len(text) or not 0 <= end <= len(text):
+        raise ValidationError(
+            _("The passage must lie inside the source: characters 0 to %(n)s; you gave %(start)s to %(end)s.")
+            % {"n": len(text), "start": start, "end": end}
+        )
+    if end <= start:
+        raise ValidationError(_("The selected passage is empty."))
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if start == end:
+        raise ValidationError(_("The selected passage is empty."))
+    if end - start > MAX_QUOTE_CHARS:
+        raise ValidationError(
+            _("Select at most %(n)s characters (a sentence or a paragraph).") % {"n": MAX_QUOTE_CHARS}
+        )
+    return start, end
+
+
+def evidence_add_by_hand(
+    *, finding: Finding, actor, source: Source, start: int, end: int, version_seen: int, note: str = ""
+) -> Evidence:
+    """Store ``source.text[start:end]`` as evidence for a [证据不足] item, which becomes supported.
+
+    1. Refuse a decided or changed item, a source of another task, a span outside the snapshot or
+       empty (whitespace at its ends is trimmed), or too long.
+    2. Compare-and-set the item (version and status) to supported, stating the quote.
+    3. Store the quote (or reuse the passage already stored at that span), link it as the item's
+       support and set the closest passages aside; record who added what.
+    """
+    _refuse_unless_open_gap(finding, version_seen)
+    if source.task_id != finding.task_id:
+        raise ValidationError(_("That source belongs to another task."))
+    start, end = _trimmed_span(source.text, start, end)
+    quote = source.text[start:end]
+    task = finding.task
+    with transaction.atomic():
+        won = Finding.objects.filter(
+            pk=finding.pk, version=version_seen, resolution="", status=FindingStatus.INSUFFICIENT
+        ).update(
+            status=FindingStatus.SUPPORTED,
+            statement=" ".join(quote.split()),
+            confidence="medium",
+            resolution_note=note.strip(),
+            resolved_by=actor,
+            resolved_at=timezone.now(),
+            version=F("version") + 1,
+        )
+        if won != 1:
+            raise StaleState(_("Someone changed or decided this item first; reload to see it."))
+        evidence, created = Evidence.objects.get_or_create(
+            source=source,
+            subquestion=finding.subquestion,
+            start=start,
+            end=end,
+            defaults={"task": task, "quote": quote, "round": task.round, "added_by": actor, "score": 1.0},
+        )
+        if not created and not evidence.clears_bar:  # a closest passage the analyst vouches for
+            Evidence.objects.filter(pk=evidence.pk).update(clears_bar=True, added_by=actor)
+        FindingEvidence.objects.filter(finding=finding).exclude(evidence=evidence).update(kept=False)
+        FindingEvidence.objects.update_or_create(
+            finding=finding, evidence=evidence, defaults={"stance": Stance.SUPPORTS, "kept": True}
+        )
+        said = f" — {note.strip()}" if note.strip() else ""
+        Event.objects.create(
+            task=task,
+            stage=Gate.EVIDENCE_REVIEW,
+            kind=Event.Kind.DECISION,
+            actor=actor,
+            message=f"Sub-question {finding.subquestion.order + 1}, finding {finding.pk}: E{evidence.pk} "
+            f"added by hand from source {source.pk} ({source.host or source.url}) "
+            f"[{start}:{end}]{said}.",
+            data={
+                "finding": finding.pk,
+                "decision": "add_evidence",
+                "evidence": evidence.pk,
+                "source": source.pk,
+                "start": start,
+                "end": end,
+                "sha256": source.sha256,
+            },
+        )
+        transaction.on_commit(lambda: evidence_gate_after_decision(task.pk))
+    finding.refresh_from_db()
+    evidence.refresh_from_db()
+    return evidence
