@@ -7,7 +7,8 @@ snapshot text of a source is deferred wherever only its title and URL are shown.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -28,6 +29,7 @@ from researchapp.models import (
     ReportDraft,
     ResearchTask,
     Source,
+    SubQuestion,
 )
 from researchapp.models.job import DATABASE_BUSY
 
@@ -138,8 +140,9 @@ class TaskDetail:
     plan: Plan | None
     draft: ReportDraft | None
     events: list[Event]
-    warnings: list[Event]
+    warnings: list[WarningGroup]
     waiting: Waiting | None = None
+    collecting: list[SubQuestion] = field(default_factory=list)  # the approved plan's, with progress
 
     @property
     def can_resume(self) -> bool:
@@ -199,15 +202,57 @@ PIPELINE = [
 def task_detail(task_id: int, user) -> TaskDetail:
     tasks = ResearchTask.objects.visible_to(user).select_related("owner")
     task = get_object_or_404(with_counts(tasks), pk=task_id)
-    warnings = Event.objects.filter(task=task, kind=Event.Kind.WARNING).order_by("-id")[:FEED_LENGTH]
+    plan = task.plans.select_related("decided_by").order_by("-version").first()
+    collecting = (
+        list(plan.subquestions.order_by("order", "id").only("id", "plan_id", "order", "text", "progress"))
+        if plan and plan.status == Plan.Status.APPROVED and task.status == ResearchTask.Status.COLLECTING
+        else []
+    )
     return TaskDetail(
         task=task,
-        plan=task.plans.select_related("decided_by").order_by("-version").first(),
+        plan=plan,
         draft=task.drafts.select_related("approved_by").order_by("-version").first(),
         events=events_for(task),
-        warnings=list(reversed(warnings)),
+        warnings=warning_groups(task),
         waiting=waiting_for(task),
+        collecting=collecting,
     )
+
+
+WARNINGS_GROUPED = 500  # the latest warnings read to group; the heading counts them all
+_URL = re.compile(r"https?://\S+?(?=[.,;:]?(?:\s|$))")
+
+
+@dataclass(frozen=True)
+class WarningGroup:
+    """Warnings of one cause: the same stage, code and message once URLs are taken out."""
+
+    stage: str
+    code: str
+    message: str  # the cause, with "…" where each warning had its own URL
+    count: int
+    urls: tuple[str, ...]  # a few of the pages it hit
+
+
+def warning_groups(task: ResearchTask, *, examples: int = 3) -> list[WarningGroup]:
+    """The task's warnings grouped by cause, the most frequent first (the same five failures seen
+    for each sub-question are one line with a count, not five lines per sub-question)."""
+    rows = (
+        Event.objects.filter(task=task, kind=Event.Kind.WARNING)
+        .order_by("-id")
+        .values_list("stage", "data", "message")[:WARNINGS_GROUPED]
+    )
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for stage, data, message in rows:
+        data = data or {}
+        cause = _URL.sub("…", message)
+        urls = groups.setdefault((stage, str(data.get("code") or ""), cause), [])
+        urls.append(str(data.get("url") or ""))
+    ranked = sorted(groups.items(), key=lambda item: -len(item[1]))
+    return [
+        WarningGroup(stage, code, cause, len(urls), tuple(dict.fromkeys(u for u in urls if u))[:examples])
+        for (stage, code, cause), urls in ranked[:FEED_LENGTH]
+    ]
 
 
 def events_for(task: ResearchTask, after_id: int | None = None, limit: int = FEED_LENGTH) -> list[Event]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from django import forms
 from django.core.exceptions import ValidationError
 from django.http import QueryDict
+from django.utils.translation import gettext_lazy
 
 from researchapp.models import SubQuestion
 from researchapp.services.evidence_gate import CITATION_DECISION, DECISIONS
@@ -22,30 +23,56 @@ COMMENT_PREFIX = "comment-"  # a comment on sentence s3 is posted as comment-s3
 
 @dataclass
 class PlanRow:
-    """One sub-question as the editor shows it: queries as one line each."""
+    """One sub-question as the editor shows it: queries as one line each.
+
+    ``original_text`` and ``auto_queries`` travel with the row (hidden): the text the queries were
+    made for and the queries as the planner made them. A row whose text changed while its queries
+    are still those is stored with queries made for its new text; queries edited by hand are kept.
+    """
 
     id: int | None
     text: str
     queries: str
     rationale: str = ""
     coverage: dict | None = None  # what the answerability probe found (shown, never posted)
+    original_text: str = ""
+    auto_queries: str = ""
 
     @classmethod
     def of(cls, subquestion: SubQuestion) -> PlanRow:
+        queries = "\n".join(subquestion.queries)
         return cls(
             subquestion.pk,
             subquestion.text,
-            "\n".join(subquestion.queries),
+            queries,
             subquestion.rationale,
             subquestion.coverage or None,
+            original_text=subquestion.text,
+            auto_queries=queries,
         )
+
+    @property
+    def queries_by_hand(self) -> bool:
+        return _lines(self.queries) != _lines(self.auto_queries)
+
+    @property
+    def text_changed(self) -> bool:
+        return _lf(self.text).strip() != _lf(self.original_text).strip()
 
     def edit(self) -> SubQuestionEdit:
         """Normalised as the service stores it, so an untouched row compares equal to its row."""
-        queries = tuple(line.strip() for line in self.queries.splitlines() if line.strip())
+        regenerate = (self.text_changed and not self.queries_by_hand) or not _lines(self.queries)
         return SubQuestionEdit(
-            text=_lf(self.text).strip(), queries=queries, rationale=_lf(self.rationale).strip(), id=self.id
+            text=_lf(self.text).strip(),
+            queries=_lines(self.queries),
+            rationale=_lf(self.rationale).strip(),
+            id=self.id,
+            regenerate_queries=regenerate,
         )
+
+
+def _lines(text: str) -> tuple[str, ...]:
+    return tuple(line.strip() for line in text.splitlines() if line.strip())
 
 
 def _lf(text: str) -> str:
@@ -83,6 +110,8 @@ class PlanEditForm:
                     text=data.get(f"sq-{i}-text", ""),
                     queries=data.get(f"sq-{i}-queries", ""),
                     rationale=data.get(f"sq-{i}-rationale", ""),
+                    original_text=data.get(f"sq-{i}-original-text", ""),
+                    auto_queries=data.get(f"sq-{i}-auto-queries", ""),
                 )
             )
         return rows
@@ -102,6 +131,15 @@ class PlanEditForm:
     def is_valid(self) -> bool:
         return not self.errors
 
+    @property
+    def moved_to(self) -> int | None:
+        """Where the pressed Move up / Move down button put its row (its focus follows it)."""
+        if self.action == "up" and self.index:
+            return self.index - 1
+        if self.action == "down" and self.index is not None and self.index + 1 < len(self.rows):
+            return self.index + 1
+        return None
+
     def apply(self) -> list[SubQuestionEdit]:
         """The rows with the pressed button applied, as the list to store (``rows`` stay as posted,
         so a refused edit is shown again exactly as the analyst typed it)."""
@@ -109,8 +147,7 @@ class PlanEditForm:
         if self.action == "add":
             if not self.new_text.strip():
                 raise ValidationError("Type the new sub-question before adding it.")
-            if not [q for q in self.new_queries.splitlines() if q.strip()]:
-                raise ValidationError("Give the new sub-question at least one search query (one per line).")
+            # Without queries, the new sub-question gets the ones the planner makes for its text.
             rows.append(PlanRow(None, self.new_text, self.new_queries))
         elif self.action == "remove" and i is not None:
             rows.pop(i)
@@ -130,6 +167,12 @@ def note_field(*, testid: str, placeholder: str) -> forms.CharField:
 class PlanRejectForm(forms.Form):
     plan_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     feedback = note_field(testid="plan-reject-feedback", placeholder="What should the planner change?")
+    # "r" on the plan page goes to the feedback (a rejection without it is refused), see desk.js.
+    feedback.widget.attrs |= {
+        "data-shortcut": "r",
+        "aria-keyshortcuts": "r",
+        "data-shortcut-label": gettext_lazy("Reject: write the feedback"),
+    }
 
 
 # --- findings and report --------------------------------------------------------------------------

@@ -13,6 +13,7 @@ urlpatterns = [
     path("preferences/", desk_views.preferences_page, name="preferences"),
     path("preferences/language/", desk_views.language_switch, name="language_switch"),
     path("tasks/<int:task_id>/plan/", views.plan_review, name="plan_review"),
+    path("tasks/<int:task_id>/plan/queries/", views.plan_queries, name="plan_queries"),
     path("tasks/<int:task_id>/evidence/", evidence_views.evidence_review, name="evidence_review"),
     path("tasks/<int:task_id>/evidence/source/", evidence_views.evidence_source, name="evidence_source"),
     path("tasks/<int:task_id>/report/", views.report_view, name="report_view"),

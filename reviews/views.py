@@ -14,9 +14,10 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.middleware import HtmxDetails
 
@@ -24,6 +25,7 @@ from researchapp import selectors
 from researchapp.forms import first_error
 from researchapp.models import ResearchTask, StaleState
 from researchapp.permissions import is_analyst
+from researchapp.services import plan_gate
 from reviews import selectors as review_selectors
 from reviews import services
 from reviews.forms import PlanEditForm, PlanRejectForm, PlanRow, ReportDecisionForm
@@ -92,11 +94,52 @@ def plan_review(request: HtmxHttpRequest, task_id: int) -> HttpResponse:
     )
 
 
+@login_required
+@require_GET
+def plan_queries(request: HttpRequest, task_id: int) -> HttpResponse:
+    """The queries field of one row, made again for the row's text as typed (htmx, on change).
+
+    Queries the analyst edited by hand are kept and the field says so; the save regenerates by
+    the same rule (``PlanRow.edit``), so what is shown here is what will be stored.
+    """
+    task = selectors.visible_task(task_id, request.user)
+    index = request.GET.get("row", "")
+    if not index.isdigit():
+        return HttpResponseBadRequest("Say which row (row=<number>).")
+    field = f"sq-{index}-"
+    row = PlanRow(
+        None,
+        request.GET.get(f"{field}text", ""),
+        request.GET.get(f"{field}queries", ""),
+        original_text=request.GET.get(f"{field}original-text", ""),
+        auto_queries=request.GET.get(f"{field}auto-queries", ""),
+    )
+    by_hand = row.queries_by_hand and bool(row.queries.strip())
+    if not by_hand:
+        row.queries = row.auto_queries = "\n".join(plan_gate.queries_for(task, row.text))
+    return render(
+        request,
+        "plan_review.html#queries",
+        {"i": index, "row": row, "regenerated": not by_hand, "by_hand": by_hand},
+    )
+
+
 def _plan_context(request: HttpRequest, task: ResearchTask, posted: PlanEditForm | None) -> dict:
     review = review_selectors.plan_for_review(task)
+    moved_to, pressed = getattr(request, "plan_row_moved", (None, ""))
+    rows = posted.rows if posted else [PlanRow.of(sq) for sq in review.subquestions]
+    # Focus stays on the moved row: on the button pressed, or the other one at either end.
+    if moved_to is not None and len(rows) > 1:
+        if moved_to == 0:
+            pressed = "down"
+        elif moved_to == len(rows) - 1:
+            pressed = "up"
     return {
         "review": review,
-        "rows": posted.rows if posted else [PlanRow.of(sq) for sq in review.subquestions],
+        "focus_up": moved_to if pressed == "up" else None,
+        "focus_down": moved_to if pressed == "down" else None,
+        "versions": review_selectors.plan_versions(review),
+        "rows": rows,
         "new_row": PlanRow(None, posted.new_text, posted.new_queries) if posted else PlanRow(None, "", ""),
         "reject_form": PlanRejectForm(initial={"plan_version": review.plan.version if review.plan else 1}),
         "can_decide": is_analyst(request.user) and review.editable,
@@ -107,7 +150,7 @@ def _decide_plan(request: HttpRequest, task: ResearchTask) -> PlanEditForm | Non
     """Apply the pressed button. Returns the posted form when it failed, so the edits are kept."""
     review = review_selectors.plan_for_review(task)
     if review.plan is None:
-        messages.error(request, "There is no plan to review yet.")
+        messages.error(request, _("There is no plan to review yet."))
         return None
     if request.POST.get("action") == "reject":
         reject = PlanRejectForm(request.POST)
@@ -124,7 +167,7 @@ def _decide_plan(request: HttpRequest, task: ResearchTask) -> PlanEditForm | Non
                 version_seen=data["plan_version"],
                 note=data["feedback"],
             ),  # fmt: skip
-            success=f"Plan v{review.plan.version} rejected; the planner is revising it.",
+            success=_("Plan v%(v)s rejected; the planner is revising it.") % {"v": review.plan.version},
         )
         return None
     form = PlanEditForm(request.POST)
@@ -136,7 +179,7 @@ def _decide_plan(request: HttpRequest, task: ResearchTask) -> PlanEditForm | Non
         edits = form.apply()
         changed = edits != stored
         if form.action != "approve" and not changed:
-            messages.info(request, "Nothing changed.")
+            messages.info(request, _("Nothing changed."))
             return None
         services.decide_plan(
             plan=review.plan,
@@ -149,9 +192,14 @@ def _decide_plan(request: HttpRequest, task: ResearchTask) -> PlanEditForm | Non
         messages.error(request, _say(error))
         return form
     if form.action == "approve":
-        messages.success(request, f"Plan v{review.plan.version} approved; collection has started.")
+        messages.success(
+            request, _("Plan v%(v)s approved; collection has started.") % {"v": review.plan.version}
+        )
+    elif form.moved_to is not None:
+        request.plan_row_moved = (form.moved_to, form.action)  # the editor puts focus back on this row
+        messages.success(request, _("Sub-question moved to position %(n)s.") % {"n": form.moved_to + 1})
     else:
-        messages.success(request, "Plan saved.")
+        messages.success(request, _("Plan saved."))
     return None
 
 

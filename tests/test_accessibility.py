@@ -12,18 +12,21 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.urls import reverse
 
-from researchapp.models import ResearchTask
+from researchapp.models import Plan, ResearchTask, SubQuestion
 from reviews import services
 from tests.browser import chromium_page, log_in
 from tests.factories import (
+    PlanFactory,
     evidence_review_task,
     plan_review_task,
     report_review_task,
     researcher_persona,
+    task_with_plan,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SEVERE = {"serious", "critical"}
+Status = ResearchTask.Status
 
 
 def severe_violations(page) -> dict[str, list[str]]:
@@ -46,6 +49,20 @@ def desk(researcher, analyst):
         report_review_task(researcher),
     )
     services.decide_finding(finding=evidence.conflict, reviewer=analyst, decision="disputed", version_seen=1)
+    # a plan in its second version (history and diff), a task collecting (per sub-question progress)
+    revised = plan_review_task(researcher, question="How busy is the tram at night?")
+    Plan.objects.filter(pk=revised.plan.pk).update(
+        status=Plan.Status.REJECTED, feedback="Drop sub-question 2."
+    )
+    second = PlanFactory(task=revised.task, version=2, engine="extractive", subquestions=2)
+    SubQuestion.objects.filter(plan=second, order=1).update(text="Which grants exist?", queries=["grants"])
+    collecting = task_with_plan(researcher, status=Status.COLLECTING, plan_status=Plan.Status.APPROVED)
+    progress = [
+        {"state": "done", "done": 3, "total": 3, "sources": 2},
+        {"state": "fetching", "done": 1, "total": 4},
+    ]
+    for row, value in zip(collecting.plan.subquestions.order_by("order"), progress, strict=False):
+        SubQuestion.objects.filter(pk=row.pk).update(progress=value)
     # the evidence gate with an open conflict and an open [证据不足] item, and with both decided:
     # a side picked, evidence added by hand
     undecided, decided = evidence_review_task(researcher), evidence_review_task(researcher)
@@ -55,7 +72,15 @@ def desk(researcher, analyst):
     services.add_evidence_by_hand(
         finding=decided.gap, reviewer=analyst, source=decided.sources[1], start=0, end=61, version_seen=1
     )
-    return {"plan": plan, "evidence": evidence, "report": report, "undecided": undecided, "decided": decided}
+    return {
+        "plan": plan,
+        "evidence": evidence,
+        "report": report,
+        "undecided": undecided,
+        "decided": decided,
+        "revised": revised,
+        "collecting": collecting,
+    }
 
 
 def analyst_pages(desk) -> dict[str, str]:
@@ -64,6 +89,8 @@ def analyst_pages(desk) -> dict[str, str]:
         "task_list": "/",
         "task_detail": reverse("task_detail", args=[task]),
         "plan_review": reverse("plan_review", args=[desk["plan"].task.pk]),
+        "plan_review_v2_with_history": reverse("plan_review", args=[desk["revised"].task.pk]),
+        "task_detail_collecting": reverse("task_detail", args=[desk["collecting"].task.pk]),
         "evidence_review": reverse("evidence_review", args=[task]),
         "report_view": reverse("report_view", args=[desk["report"].task.pk]),
         "evidence_context": reverse("evidence_context", args=[evidence.evidence[0].pk]),
@@ -101,6 +128,10 @@ def test_no_page_has_a_serious_or_critical_axe_violation(live_server, analyst, r
         page.get_by_test_id("evidence-link").first.click()
         page.wait_for_selector('#side-panel [data-testid="evidence-context"]')
         found["evidence_review with the side panel open"] = severe_violations(page)
+        page.goto(reverse("plan_review", args=[desk["revised"].task.pk]))
+        page.get_by_test_id("open-shortcuts").click()
+        page.get_by_test_id("shortcut-help").wait_for(state="visible")
+        found["plan_review with the keyboard help open"] = severe_violations(page)
         page.goto(reverse("evidence_review", args=[desk["undecided"].task.pk]))
         page.get_by_test_id("open-source").first.click()
         page.wait_for_selector('#side-panel [data-testid="source-select"]')

@@ -12,18 +12,20 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from researchapp.models import Event, Finding, ResearchTask
+from researchapp.models import Event, Finding, Plan, ResearchTask, SubQuestion
 from reviews import services
 from reviews.models import Claim
 from tests.factories import (
     EvidenceFactory,
     FindingFactory,
+    PlanFactory,
     SubQuestionFactory,
     TaskFactory,
     evidence_review_task,
     plan_review_task,
     report_review_task,
     researcher_persona,
+    task_with_plan,
 )
 from tests.helpers import client_for
 
@@ -66,6 +68,37 @@ def test_it_reads_one_task_in_constant_queries(analyst, researcher):
             small_n = queries_for(client, reverse(name, args=[small.task.pk]))
             big_n = queries_for(client, reverse(name, args=[big.task.pk]))
         assert small_n == big_n, name
+
+
+def test_a_collecting_task_page_takes_as_many_queries_for_many_sub_questions(analyst, researcher):
+    small = task_with_plan(researcher, status=Status.COLLECTING, plan_status=Plan.Status.APPROVED)
+    big = task_with_plan(researcher, status=Status.COLLECTING, plan_status=Plan.Status.APPROVED)
+    for i in range(6):
+        SubQuestion.objects.create(
+            plan=big.plan, order=3 + i, text=f"More {i}?", progress={"state": "searching"}
+        )
+        Event.objects.create(task=big.task, stage="collecting", kind=Event.Kind.WARNING, message=f"w {i}")
+    client = client_for(analyst)
+    for name in ("task_detail", "task_progress"):
+        assert queries_for(client, reverse(name, args=[small.task.pk])) == queries_for(
+            client, reverse(name, args=[big.task.pk])
+        ), name
+
+
+def test_the_plan_page_shows_every_version_in_constant_queries(analyst, researcher):
+    # given a plan in its first version, and another in its fourth (three rejected before it)
+    one = plan_review_task(researcher, question="q one").task
+    many = plan_review_task(researcher, question="q many")
+    for version in (2, 3, 4):
+        Plan.objects.filter(task=many.task).update(status=Plan.Status.REJECTED)
+        PlanFactory(task=many.task, version=version, subquestions=3 + version)
+    client = client_for(analyst)
+    # then the page with its history and diffs takes as many queries
+    body = client.get(reverse("plan_review", args=[many.task.pk])).content.decode()
+    assert body.count('data-testid="plan-version"') == 4
+    assert queries_for(client, reverse("plan_review", args=[one.pk])) == queries_for(
+        client, reverse("plan_review", args=[many.task.pk])
+    )
 
 
 def _count(client: Client, url: str) -> int:

@@ -91,6 +91,10 @@ class SubQuestion(models.Model):
     coverage = models.JSONField(default=dict, blank=True)
     due_round = models.PositiveSmallIntegerField(default=1)
     collected_round = models.PositiveSmallIntegerField(default=0)
+    # Where collecting it is, for the task page while it runs: {"state": "searching" | "fetching" |
+    # "selecting" | "done", "done": pages opened, "total": pages to open, "round": n, "sources": n}.
+    # Written by the collect stage as it moves, at most about once a second within a state.
+    progress = models.JSONField(default=dict, blank=True)
     sources = models.ManyToManyField("researchapp.Source", blank=True, related_name="subquestions")
 
     class Meta:

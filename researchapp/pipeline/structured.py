@@ -237,7 +237,7 @@ def _usage(stage: str, model: str, reply: ChatReply, *, ok: bool, error: str = "
 
 _OUR_TAGS = (
     "untrusted_source|statement|finding|findings|subquestion|subquestions|question|"
-    "analyst_feedback|problems_to_fix|passages"
+    "analyst_feedback|previous_plan|problems_to_fix|passages"
 )
 _TAG_LOOKALIKE = re.compile(rf"<(\s*/?\s*)({_OUR_TAGS})\b", re.IGNORECASE)
 

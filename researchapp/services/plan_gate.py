@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from researchapp.models import Gate, Plan, ResearchTask, StaleState, SubQuestion
+from researchapp.pipeline.planner.queries import queries_for_subquestion
 from researchapp.services.audit import plan_diff, stored_plan_lines
 from researchapp.services.dispatch import Job, enqueue
 from researchapp.services.rounds import enqueue_collection
@@ -23,6 +24,16 @@ class SubQuestionEdit:
     queries: tuple[str, ...]
     rationale: str = ""
     id: int | None = None  # None for a new sub-question
+    # The text changed and its queries were not edited by hand (or there are none): store the
+    # queries the planner makes for the new text instead.
+    regenerate_queries: bool = False
+
+
+def queries_for(task: ResearchTask, text: str) -> tuple[str, ...]:
+    """The queries the planner gives a sub-question reading ``text`` in this task's plan."""
+    if not text.strip():
+        return ()
+    return queries_for_subquestion(task.question, text, depth=task.depth)
 
 
 def locked_draft(plan: Plan) -> Plan:
@@ -41,10 +52,15 @@ def plan_update(*, plan: Plan, actor, subquestions: list[SubQuestionEdit]) -> Pl
     for edit in subquestions:
         if not edit.text.strip():
             raise ValidationError("A sub-question cannot be empty.")
-        if not [q for q in edit.queries if q.strip()]:
-            raise ValidationError(f"“{edit.text[:60]}” needs at least one search query.")
     with transaction.atomic():
         plan = locked_draft(plan)
+        subquestions = [
+            replace(edit, queries=queries_for(plan.task, edit.text)) if edit.regenerate_queries else edit
+            for edit in subquestions
+        ]
+        for edit in subquestions:
+            if not [q for q in edit.queries if q.strip()]:
+                raise ValidationError(f"“{edit.text[:60]}” needs at least one search query.")
         existing = {sq.pk: sq for sq in plan.subquestions.all()}
         before = stored_plan_lines(plan)
         keep_ids = {edit.id for edit in subquestions if edit.id in existing}

@@ -210,7 +210,33 @@ def first_sentence(quote: str, *, min_length: int = 20) -> str:
     return next((line.strip() for line in quote.splitlines() if line.strip()), quote.strip())
 
 
+_PREVIOUS_PLAN = re.compile(r"<previous_plan>\n(.*?)\n</previous_plan>", re.DOTALL)
+_PREVIOUS_ROW = re.compile(r"^(\d+)\. (.*) \(queries: (.*)\)$", re.MULTILINE)
+_FEEDBACK = re.compile(r"<analyst_feedback>(.*?)</analyst_feedback>", re.DOTALL)
+
+
+def _revised_plan(prompt: str) -> dict[str, Any] | None:
+    """What a model asked to revise the previous plan answers: the rows it was shown, less those the
+    feedback drops by number ("drop sub-question 2", "删除第2个"), plus one per "add …" clause."""
+    shown, feedback = _PREVIOUS_PLAN.search(prompt), _FEEDBACK.search(prompt)
+    if not shown or not feedback:
+        return None
+    rows = {int(n): (text, queries.split("; ")) for n, text, queries in _PREVIOUS_ROW.findall(shown.group(1))}
+    note = feedback.group(1)
+    for number in re.findall(r"(?:drop|remove|删除|去掉)\D{0,20}?(\d+)", note, re.IGNORECASE):
+        rows.pop(int(number), None)
+    kept = [{"text": text, "rationale": "Kept from the previous version.", "queries": queries}
+            for _, (text, queries) in sorted(rows.items())]  # fmt: skip
+    for aspect in re.findall(r"\badd\s+(?:the\s+)?([^.;]+)", note, re.IGNORECASE):
+        asked = aspect.strip()
+        kept.append({"text": f"What is known about {asked}?", "rationale": "Asked for.", "queries": [asked]})
+    return {"intent": "descriptive", "subquestions": kept[:6]}
+
+
 def _plan_answer(prompt: str) -> dict[str, Any]:
+    revised = _revised_plan(prompt)
+    if revised is not None and len(revised["subquestions"]) >= 3:
+        return revised
     match = _QUESTION.search(prompt)
     question = (match.group(1) if match else prompt).strip()
     topic = question.rstrip("?？.。 ").strip() or "the question"

@@ -45,6 +45,14 @@ def default_rewrite(query: str) -> str:
     return "" if rewritten == " ".join(query.split()) else rewritten
 
 
+# Told where collecting is: (state, pages opened so far, pages to open).
+Progress = Callable[[str, int, int], None]
+
+
+def _silent(state: str, done: int, total: int) -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class _Ranked:
     """A deduplicated hit and where it ranks: by its best position in any query's results."""
@@ -137,6 +145,7 @@ def collect(
     known_urls: frozenset[str] = frozenset(),
     concurrency: int = 4,
     rewrite_query: Callable[[str], str] | None = default_rewrite,
+    progress: Progress | None = None,
 ) -> CollectResult:
     """Search and fetch for one sub-question.
 
@@ -147,7 +156,10 @@ def collect(
     4. Fetch the rest in rank order, in waves of the sources still missing, so a failed page makes
        room for the next hit; at most ``max_sources`` documents, each failure a warning.
     5. Documents come back in hit rank order, whatever order the fetches finished in.
+
+    ``progress("fetching", opened, to_open)`` is told as pages are opened (in the calling thread).
     """
+    tell = progress or _silent
     queries = list(dict.fromkeys(q.strip() for q in subquestion.queries if q.strip())) or [subquestion.text]
     workers = max(1, concurrency)
     with ThreadPoolExecutor(max_workers=min(workers, len(queries)), thread_name_prefix="search") as pool:
@@ -166,12 +178,18 @@ def collect(
     documents: list[tuple[tuple[int, int], Document]] = []
     seen_pages: set[str] = set()  # two hits may redirect to one page: keep it once
     pages_opened = 0
+    finished = 0
+    planned = min(len(to_fetch), max_sources)
+    tell("fetching", 0, planned)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fetch") as pool:
         while to_fetch and len(documents) < max_sources:
             missing = max_sources - len(documents)
             wave, to_fetch = to_fetch[:missing], to_fetch[missing:]
             pages_opened += len(wave)
+            planned = max(planned, pages_opened)  # a failed page made room for the next hit
             for ranked, result in zip(wave, pool.map(lambda r: _fetch(fetcher, r), wave), strict=True):
+                finished += 1
+                tell("fetching", finished, planned)
                 if isinstance(result, StageWarning):
                     warnings.append(result)
                     continue
@@ -213,7 +231,9 @@ class SearchCollector:
     def name(self) -> str:
         return self.search.name
 
-    def collect(self, subquestion: SubQuestion, *, known_urls: frozenset[str]) -> CollectResult:
+    def collect(
+        self, subquestion: SubQuestion, *, known_urls: frozenset[str], progress: Progress | None = None
+    ) -> CollectResult:
         return collect(
             subquestion,
             search=self.search,
@@ -222,4 +242,5 @@ class SearchCollector:
             max_sources=self.max_sources,
             known_urls=known_urls,
             concurrency=self.concurrency,
+            progress=progress,
         )

@@ -22,6 +22,8 @@ class Planner(Protocol):
         feedback: str = "",
         usage: UsageLog,
         dimensions: tuple[str, ...] | None = None,
+        previous: Plan | None = None,
     ) -> Plan:
-        """``dimensions``: what the sources found for a comparison's options discuss (``None``: not asked)."""
+        """``dimensions``: what the sources found for a comparison's options discuss (``None``: not asked).
+        ``previous``: the rejected version ``feedback`` is about; the new plan is it, feedback applied."""
         ...

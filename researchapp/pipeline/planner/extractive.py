@@ -19,8 +19,9 @@ import re
 from researchapp.core.enums import Intent
 from researchapp.pipeline.planner import templates as t
 from researchapp.pipeline.planner.queries import search_queries, topic_words
+from researchapp.pipeline.planner.revise import revise_plan
 from researchapp.pipeline.text.question import Reading, asks_its_own_criterion, read_question
-from researchapp.pipeline.text.tokens import STOPWORDS, cjk_count, tokenize
+from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import Plan, PlannedSubQuestion, UsageLog
 
 MAX_SUBQUESTIONS = 6
@@ -29,27 +30,6 @@ MAX_NAME_SUBQUESTIONS = 2
 _FRAME_WORDS = frozenset(
     tokenize("what are is the key main how expected change coming years behind known about")
 )
-
-_FEEDBACK_NOISE = frozenset(
-    """please also more less focus include including add cover covering consider need needs needed
-    missing lacks lack want wanted like would could should plan question questions sub subquestion
-    subquestions query queries search too much many instead rather better make sure look into
-    about regarding""".split()
-)
-
-
-def _feedback_terms(feedback: str, reading: Reading) -> str:
-    if cjk_count(feedback) >= 2:
-        cleaned = re.sub(
-            r"请|需要|也|更多|更|关注|重点|补充|增加|加上|考虑|一下|关于|方面|问题|的|。|，|！|？",
-            " ",
-            feedback,
-        )
-        return " ".join(cleaned.split())
-    known = {w.lower() for w in re.findall(r"[^\W_]+", reading.key_terms)}
-    words = re.findall(r"[^\W_]+(?:[-'][^\W_]+)*", feedback)
-    kept = [w for w in words if w.lower() not in STOPWORDS | _FEEDBACK_NOISE and w.lower() not in known]
-    return " ".join(dict.fromkeys(kept))
 
 
 def _fill(template: str, reading: Reading, *, aspect: str = "", question: str = "") -> str:
@@ -150,18 +130,14 @@ def _about_names(names: tuple[str, ...]) -> list[t.Template]:
 _NAME_QUERY = "name:"
 
 
-def _queries(reading: Reading, text: str, extra: str, depth: str, feedback_terms: str) -> tuple[str, ...]:
+def _queries(reading: Reading, text: str, extra: str, depth: str) -> tuple[str, ...]:
     """The one query maker's queries (``queries.search_queries``) with the words this sub-question
-    adds to the question; an analyst's feedback terms go into the second query."""
+    adds to the question."""
     if extra.startswith(_NAME_QUERY):
         name = extra.removeprefix(_NAME_QUERY)
         return tuple(dict.fromkeys((name, search_queries(reading, "", depth)[0])))
     words = extra if extra else topic_words(text, reading) if text != reading.subject else ""
-    queries = tuple(_without_repeats(query) for query in search_queries(reading, words, depth))
-    if feedback_terms:
-        core = " ".join(reading.options) if reading.options else reading.key_terms
-        queries = tuple(dict.fromkeys((queries[0], f"{core} {feedback_terms}", *queries[1:])))[:3]
-    return queries
+    return tuple(_without_repeats(query) for query in search_queries(reading, words, depth))
 
 
 def template_plan(
@@ -170,7 +146,6 @@ def template_plan(
     *,
     depth: str = "quick",
     dimensions: tuple[str, ...] | None = None,
-    feedback_terms: str = "",
 ) -> tuple[PlannedSubQuestion, ...]:
     """4 sub-questions for "quick", 6 for "deep" (see ``_descriptive`` and ``_comparative``)."""
     count = 6 if depth == "deep" else 4
@@ -179,15 +154,18 @@ def template_plan(
     else:
         chosen = _descriptive(reading, question, count)
     return tuple(
-        PlannedSubQuestion(
-            text=text, rationale=why, queries=_queries(reading, text, extra, depth, feedback_terms)
-        )
+        PlannedSubQuestion(text=text, rationale=why, queries=_queries(reading, text, extra, depth))
         for text, why, extra in dict.fromkeys(chosen)
     )
 
 
 def plan_extractive(
-    question: str, *, depth: str = "quick", feedback: str = "", dimensions: tuple[str, ...] | None = None
+    question: str,
+    *,
+    depth: str = "quick",
+    feedback: str = "",
+    dimensions: tuple[str, ...] | None = None,
+    previous: Plan | None = None,
 ) -> Plan:
     """A plan of 3–6 sub-questions, each with 1–3 queries that carry the question's key terms.
 
@@ -195,31 +173,17 @@ def plan_extractive(
        request's asks and aspects.
     2. Compose the sub-questions (``template_plan``), a comparison's from the ``dimensions`` its
        sources discuss.
-    3. Turn an analyst's feedback into its own sub-question and into extra query words.
+    3. With an analyst's feedback, revise the ``previous`` version (or, without one, the plan of
+       step 2) by it: the feedback's edits applied, the rest kept (``revise.revise_plan``).
     """
     reading = read_question(question)
-    feedback_terms = _feedback_terms(feedback, reading) if feedback.strip() else ""
-    subquestions = list(
-        template_plan(reading, question, depth=depth, dimensions=dimensions, feedback_terms=feedback_terms)
-    )
-    if feedback_terms:
-        if reading.chinese:
-            text = f"关于{_subject_phrase(reading)}，{feedback_terms}方面的证据是什么？"
-            rationale = f"分析员的反馈：{feedback.strip()}"
-        else:
-            text = f"What does the evidence say about {feedback_terms} for {_subject_phrase(reading)}?"
-            rationale = f"Asked for in the analyst's feedback: {feedback.strip()}"
-        core = " ".join(reading.options) if reading.options else reading.key_terms
-        queries = (f"{core} {feedback_terms}", feedback_terms)
-        subquestions = subquestions[: MAX_SUBQUESTIONS - 1]
-        subquestions.append(PlannedSubQuestion(text=text, rationale=rationale, queries=queries))
-    return Plan(intent=reading.intent, subquestions=tuple(subquestions))
-
-
-def _subject_phrase(reading: Reading) -> str:
-    if reading.options:
-        return ("和" if reading.chinese else " and ").join(reading.options)
-    return reading.topic or reading.key_terms
+    if feedback.strip():
+        base = previous or Plan(
+            reading.intent, template_plan(reading, question, depth=depth, dimensions=dimensions)
+        )
+        return revise_plan(question, base, feedback, depth=depth).plan
+    subquestions = template_plan(reading, question, depth=depth, dimensions=dimensions)
+    return Plan(intent=reading.intent, subquestions=subquestions)
 
 
 def _without_repeats(query: str) -> str:
@@ -247,5 +211,8 @@ class ExtractivePlanner:
         feedback: str = "",
         usage: UsageLog,
         dimensions: tuple[str, ...] | None = None,
+        previous: Plan | None = None,
     ) -> Plan:
-        return plan_extractive(question, depth=depth, feedback=feedback, dimensions=dimensions)
+        return plan_extractive(
+            question, depth=depth, feedback=feedback, dimensions=dimensions, previous=previous
+        )

@@ -54,13 +54,21 @@ class ModelPlanner(structured.ModelStage):
         feedback: str = "",
         usage: UsageLog,
         dimensions: tuple[str, ...] | None = None,
+        previous: Plan | None = None,
     ) -> Plan:
-        messages = plan_messages(question, depth=depth, feedback=feedback, dimensions=dimensions)
+        messages = plan_messages(
+            question, depth=depth, feedback=feedback, dimensions=dimensions, previous=previous
+        )
         return self.ask(messages, plan_from_answer, usage)
 
 
 def plan_messages(
-    question: str, *, depth: str, feedback: str = "", dimensions: tuple[str, ...] | None = None
+    question: str,
+    *,
+    depth: str,
+    feedback: str = "",
+    dimensions: tuple[str, ...] | None = None,
+    previous: Plan | None = None,
 ) -> list[structured.Message]:
     size = (
         "Depth: deep. Make 4 to 6 sub-questions with 2 or 3 queries each."
@@ -74,12 +82,31 @@ def plan_messages(
             "The sources found for these options discuss: "
             f"{', '.join(dimensions)}. Compare on these (and on anything the question names itself)."
         )
-    if feedback.strip():
+    if feedback.strip() and previous is not None:
+        # The next version is the rejected one with the feedback applied, not a fresh plan: the
+        # model sees what it revises, numbered as the analyst saw it ("drop sub-question 3").
+        parts.append(
+            "An analyst rejected this version of the plan:\n"
+            f"<previous_plan>\n{_numbered(previous)}\n</previous_plan>\n"
+            "Revise it by applying the analyst's feedback as edits: remove the sub-questions the "
+            "feedback asks to drop, add a well-formed sub-question (a complete question, with its own "
+            "queries) for each aspect it asks for, and keep every other sub-question exactly as it is, "
+            "in its order, with its queries.\n"
+            f"<analyst_feedback>{structured.defuse(feedback.strip())}</analyst_feedback>"
+        )
+    elif feedback.strip():
         parts.append(
             "An analyst rejected the previous plan. Revise it to address this feedback:\n"
             f"<analyst_feedback>{structured.defuse(feedback.strip())}</analyst_feedback>"
         )
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
+def _numbered(plan: Plan) -> str:
+    return "\n".join(
+        f"{i}. {structured.defuse(sq.text)} (queries: {'; '.join(structured.defuse(q) for q in sq.queries)})"
+        for i, sq in enumerate(plan.subquestions, start=1)
+    )
 
 
 def plan_from_answer(data: dict[str, Any]) -> Plan:

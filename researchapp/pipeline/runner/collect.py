@@ -16,7 +16,9 @@ from researchapp.pipeline.collector.hops import bridge_queries, select_with_hops
 from researchapp.pipeline.collector.local import LocalCorpus
 from researchapp.pipeline.collector.passages import select_passages
 from researchapp.pipeline.collector.search import SearchCollector
+from researchapp.pipeline.runner.progress import ProgressRecorder
 from researchapp.pipeline.runner.rows import record_warnings, source_value, subquestion_value
+from researchapp.pipeline.values import CollectResult
 from researchapp.providers import registry
 from researchapp.providers.base import Document
 
@@ -103,7 +105,9 @@ def run_collect(
     if subquestion.collected_round >= round_no:
         return False
     collector = collector or collector_for(task)
-    result = collector.collect(subquestion_value(subquestion, round_no=round_no), known_urls=known_urls(task))
+    progress = ProgressRecorder(subquestion.pk, round_no)
+    progress("searching")
+    result = _collect(collector, subquestion_value(subquestion, round_no=round_no), task, progress)
     record_warnings(task, Stage.COLLECTING, result.warnings)
     ResearchTask.objects.filter(pk=task.pk).update(
         searches=F("searches") + result.searches, pages_opened=F("pages_opened") + result.pages_opened
@@ -111,13 +115,15 @@ def run_collect(
     stored = [store_source(task, doc, provider=collector.name, round_no=round_no) for doc in result.documents]
     reused = list(Source.objects.filter(task=task, normalized_url__in=result.reused_urls))
     subquestion.sources.add(*stored, *reused)
-    hop = collect_bridges(task, subquestion, round_no, collector)
+    hop = collect_bridges(task, subquestion, round_no, collector, progress)
     stored += hop
     recluster(task)
-    store_evidence(task, subquestion, round_no)
+    progress("selecting")
+    new_passages = store_evidence(task, subquestion, round_no)
     SubQuestion.objects.filter(pk=subquestion.pk, collected_round__lt=round_no).update(
         collected_round=round_no
     )
+    progress("done", sources=len(stored) + len(reused), new_passages=new_passages)
     Event.objects.create(
         task=task,
         stage=Stage.COLLECTING,
@@ -129,8 +135,21 @@ def run_collect(
     return True
 
 
+def _collect(
+    collector: Collector, value, task: ResearchTask, progress: ProgressRecorder | None
+) -> CollectResult:
+    """Search and fetch; a collector that can tell its progress (``SearchCollector``) tells it."""
+    if progress is not None and isinstance(collector, SearchCollector):
+        return collector.collect(value, known_urls=known_urls(task), progress=progress)
+    return collector.collect(value, known_urls=known_urls(task))
+
+
 def collect_bridges(
-    task: ResearchTask, subquestion: SubQuestion, round_no: int, collector: Collector
+    task: ResearchTask,
+    subquestion: SubQuestion,
+    round_no: int,
+    collector: Collector,
+    progress: ProgressRecorder | None = None,
 ) -> list[Source]:
     """The second hop: search the names the first passages mention, and add what that opens.
 
@@ -144,7 +163,9 @@ def collect_bridges(
     if not queries:
         return []
     bridge = replace(value, queries=queries)
-    result = collector.collect(bridge, known_urls=known_urls(task))
+    if progress is not None:
+        progress.next_call()
+    result = _collect(collector, bridge, task, progress)
     record_warnings(task, Stage.COLLECTING, result.warnings)
     ResearchTask.objects.filter(pk=task.pk).update(
         searches=F("searches") + result.searches, pages_opened=F("pages_opened") + result.pages_opened

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from researchapp.core.enums import Intent
 from researchapp.models import Plan, ResearchTask, Stage, SubQuestion
+from researchapp.pipeline import values
 from researchapp.pipeline.collector.dimensions import probe_dimensions
 from researchapp.pipeline.collector.probe import Coverage, probe
 from researchapp.pipeline.planner.checks import validated_plan
@@ -17,20 +19,35 @@ from researchapp.providers.base import ProviderError
 
 
 def run_plan(task: ResearchTask) -> Plan:
-    """1. Reuse a draft plan if one is waiting (a re-run). 2. Otherwise ask the planner, with the
-    last rejection's feedback. 3. Store the plan and its sub-questions in one transaction."""
+    """1. Reuse a draft plan if one is waiting (a re-run). 2. Otherwise ask the planner; after a
+    rejection, to revise the rejected version by its feedback. 3. Store the plan and its
+    sub-questions in one transaction."""
     latest = task.plans.latest_version()
     if latest and latest.status == Plan.Status.DRAFT:
         return latest
-    feedback = latest.feedback if latest and latest.status == Plan.Status.REJECTED else ""
+    rejected = latest if latest and latest.status == Plan.Status.REJECTED else None
+    feedback = rejected.feedback if rejected else ""
+    previous = plan_value(rejected) if rejected and feedback.strip() else None
     usage = UsageLog()
     planner = planner_for(task)
-    dimensions = discussed_dimensions(task)
-    template = plan_extractive(task.question, depth=task.depth, feedback=feedback, dimensions=dimensions)
+    dimensions = None if previous else discussed_dimensions(task)
+    template = plan_extractive(
+        task.question, depth=task.depth, feedback=feedback, dimensions=dimensions, previous=previous
+    )
     engine, note = planner.name, ""
+    if previous is not None and template == previous and planner.name == ExtractivePlanner.name:
+        note = (
+            "The feedback named no sub-question to drop and no aspect to add, so this version is "
+            "the rejected one unchanged; edit it here."
+        )
     try:
         proposed = planner.plan(
-            task.question, depth=task.depth, feedback=feedback, usage=usage, dimensions=dimensions
+            task.question,
+            depth=task.depth,
+            feedback=feedback,
+            usage=usage,
+            dimensions=dimensions,
+            previous=previous,
         )
     except ProviderError as error:
         if error.code != "malformed_output":
@@ -58,6 +75,17 @@ def run_plan(task: ResearchTask) -> Plan:
             for i, sq in enumerate(plan.subquestions)
         )
     return stored
+
+
+def plan_value(plan: Plan) -> values.Plan:
+    """A stored plan as the planner sees it (the version a revision starts from)."""
+    return values.Plan(
+        intent=Intent(plan.intent),
+        subquestions=tuple(
+            values.PlannedSubQuestion(sq.text, sq.rationale, tuple(sq.queries))
+            for sq in plan.subquestions.order_by("order", "id")
+        ),
+    )
 
 
 def discussed_dimensions(task: ResearchTask) -> tuple[str, ...] | None:
