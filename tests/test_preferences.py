@@ -19,7 +19,7 @@ from django.utils import translation
 
 from researchapp.models import ResearchTask
 from reviews.models import UserPreference
-from tests.factories import PASSWORD, TaskFactory, evidence_review_task
+from tests.factories import PASSWORD, TaskFactory, evidence_review_task, report_review_task
 from tests.helpers import client_for
 
 pytestmark = pytest.mark.django_db
@@ -51,6 +51,19 @@ def test_the_language_switch_shows_the_pages_in_chinese_and_remembers_it(analyst
     browser = Client(HTTP_ACCEPT_LANGUAGE="en")
     browser.post(reverse("login"), {"username": analyst.username, "password": PASSWORD})
     assert "所有任务" in browser.get("/").content.decode()
+
+
+def test_the_report_page_speaks_the_readers_language(analyst, researcher):
+    scenario = report_review_task(researcher)
+    client = client_for(analyst)
+    url = reverse("report_view", args=[scenario.task.pk])
+    english = client.get(url).content.decode()
+    assert "Approve report" in english and "Cited evidence" in english
+
+    client.post(SWITCH, {"language": "zh-hans", "next": url})
+    chinese = client.get(url).content.decode()
+    assert "批准报告" in chinese and "被引用的证据" in chinese and "要求修改" in chinese
+    assert "Approve report" not in chinese and "Cited evidence" not in chinese
 
 
 def test_someone_not_logged_in_switches_with_a_cookie(client):
