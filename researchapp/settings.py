@@ -312,6 +312,11 @@ RESEARCH = {
     "PDF_SECONDS": env_positive_float("RESEARCH_PDF_SECONDS", 120.0),
     # How long an analyst's claim on a review item holds before others may take it.
     "CLAIM_MINUTES": env_int("RESEARCH_CLAIM_MINUTES", 30, minimum=1),
+    # Deep mode's research loop, per sub-question and round: model turns, tool calls, tokens, seconds.
+    "DEEP_MAX_STEPS": env_int("DEEP_MAX_STEPS", 8, minimum=1),
+    "DEEP_MAX_TOOL_CALLS": env_int("DEEP_MAX_TOOL_CALLS", 12, minimum=1),
+    "DEEP_MAX_TOKENS": env_int("DEEP_MAX_TOKENS", 60_000, minimum=1),
+    "DEEP_DEADLINE_SECONDS": env_positive_float("DEEP_DEADLINE_SECONDS", 600.0),
     # Live-mode providers.
     "TAVILY_API_KEY": os.environ.get("TAVILY_API_KEY", ""),
     "TAVILY_API_BASE_URL": os.environ.get("TAVILY_API_BASE_URL", ""),

@@ -6,6 +6,7 @@ from researchapp.models.plan import Plan, SubQuestion
 from researchapp.models.report import ReportDraft
 from researchapp.models.source import Corpus, CorpusDocument, Source
 from researchapp.models.status import IllegalTransition, StaleState
+from researchapp.models.step import Step
 from researchapp.models.task import Gate, ResearchTask, Stage
 
 __all__ = [
@@ -26,5 +27,6 @@ __all__ = [
     "Stage",
     "StageJob",
     "StaleState",
+    "Step",
     "SubQuestion",
 ]

@@ -205,7 +205,10 @@ def stage_collect(task: ResearchTask, subquestion_id: int, round_no: int) -> Non
     subquestion = next((sq for sq in runner.approved_subquestions(task) if sq.pk == subquestion_id), None)
     if subquestion is None:
         return
-    runner.run_collect(task, subquestion, round_no)
+    if task.depth == ResearchTask.Depth.DEEP:
+        runner.run_deep(task, subquestion, round_no)
+    else:
+        runner.run_collect(task, subquestion, round_no)
     collection_maybe_finish(task)
 
 

@@ -13,6 +13,7 @@ from researchapp.models import Finding, FindingEvidence, ResearchTask, SubQuesti
 from researchapp.pipeline import values
 from researchapp.pipeline.analyser import Analyser
 from researchapp.pipeline.analyser.extractive import rejected_analysis
+from researchapp.pipeline.deep.tools import DERIVED_KEY
 from researchapp.pipeline.runner.rows import (
     approved_subquestions,
     evidence_value,
@@ -99,7 +100,9 @@ def with_closest(proposed: list[ProposedFinding], evidence: list[values.Evidence
 def store_findings(task: ResearchTask, subquestion: SubQuestion, proposed: list[ProposedFinding]) -> None:
     with transaction.atomic():
         keys = [p.key for p in proposed]
-        Finding.objects.filter(subquestion=subquestion, resolution="").exclude(key__in=keys).delete()
+        superseded = Finding.objects.filter(subquestion=subquestion, resolution="").exclude(key__in=keys)
+        # A figure deep mode's loop computed is not analysis's to drop (``pipeline.deep.tools``).
+        superseded.exclude(key__startswith=DERIVED_KEY).delete()
         for item in proposed:
             finding, created = Finding.objects.get_or_create(
                 subquestion=subquestion,
