@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from tests.stubs.json_api import Failure, JsonApiStub, RecordedRequest, StubResponse
+from tests.stubs.openai_tools import dutiful_researcher
 
 __all__ = ["Failure", "StubOpenAI", "by_stage", "default_responder", "first_sentence", "stub_openai"]
 
@@ -48,6 +49,9 @@ class StubOpenAI(JsonApiStub):
         self.responder: Responder = responder or default_responder
         self.api_key = api_key
         self.delay = 0.0  # seconds every answer waits (a slow model), unless a Failure says otherwise
+        # What the model does in a conversation with ``tools``: {"content", "tool_calls": [{name,
+        # arguments}]} (``tests.stubs.openai_tools``: a dutiful researcher, or a scripted one).
+        self.tool_responder: Callable[[dict[str, Any]], dict[str, Any]] = dutiful_researcher
 
     @property
     def base_url(self) -> str:
@@ -74,6 +78,8 @@ class StubOpenAI(JsonApiStub):
             return _error(400, "'model' and 'messages' are required.", code="missing_required_parameter")
         if failure is not None and failure.status != 200:
             return _error(failure.status, failure.message, code=failure.code, headers=failure.headers)
+        if body.get("tools") and (failure is None or failure.content is None):
+            return self.tool_turn(body, failure)
         content = (
             failure.content if failure is not None and failure.content is not None else self.responder(body)
         )
@@ -111,6 +117,48 @@ class StubOpenAI(JsonApiStub):
             },
             delay=failure.delay if failure is not None else self.delay,
         )
+
+    def tool_turn(self, body: dict[str, Any], failure: Failure | None) -> StubResponse:
+        """A turn of a tool-using conversation: ``tool_responder`` says what the model does, and the
+        answer goes out as the API sends it (``tool_calls`` with ids, ``finish_reason: tool_calls``)."""
+        turn = self.tool_responder(body)
+        calls = [
+            {
+                "id": f"call_{uuid.uuid4().hex[:24]}",
+                "type": "function",
+                "function": {
+                    "name": call["name"],
+                    "arguments": call["arguments"]
+                    if isinstance(call["arguments"], str)
+                    else json.dumps(call["arguments"], ensure_ascii=False),
+                },
+            }
+            for call in turn.get("tool_calls", [])
+        ]
+        content = turn.get("content")
+        prompt = json.dumps(body["messages"], ensure_ascii=False)
+        answer = (content or "") + json.dumps(calls)
+        tokens_in, tokens_out = max(1, len(prompt) // 4), max(1, len(answer) // 4)
+        message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+        if calls:
+            message["tool_calls"] = calls
+        return StubResponse(
+            200,
+            {
+                "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body["model"],
+                "choices": [
+                    {"index": 0, "message": message, "logprobs": None,
+                     "finish_reason": "tool_calls" if calls else "stop"}
+                ],
+                "usage": {"prompt_tokens": tokens_in, "completion_tokens": tokens_out,
+                          "total_tokens": tokens_in + tokens_out},
+                "system_fingerprint": "fp_stub",
+            },
+            delay=failure.delay if failure is not None else self.delay,
+        )  # fmt: skip
 
 
 def _error(

@@ -84,7 +84,8 @@ class Loop:
         return list(self.steps.filter(round=self.context.round_no).order_by("index"))
 
     def next_index(self) -> int:
-        return (self.steps.aggregate(last=Max("index"))["last"] or -1) + 1
+        last = self.steps.aggregate(last=Max("index"))["last"]
+        return 0 if last is None else last + 1
 
     def spent(self, steps: list[Step]) -> Spent:
         turns = {step.turn for step in steps if step.call_id or step.tool}
@@ -119,8 +120,9 @@ class Loop:
                         task=context.task, subquestion=context.subquestion, round=context.round_no,
                         index=self.next_index(), **fields,
                     )  # fmt: skip
-            except IntegrityError:
-                continue
+            except IntegrityError as error:
+                if "step_unique_index" not in str(error):
+                    raise
         raise RuntimeError(f"could not store a step of sub-question {context.subquestion.pk}")
 
     def seen_urls(self) -> frozenset[str]:
