@@ -11,16 +11,21 @@ from tests.live import QUESTION
 AT_OR_PAST_EVIDENCE_GATE = {"awaiting_evidence_review", "writing", "awaiting_report_review", "approved"}
 
 
-def run_deep_task(owner, *, analyst, engine: str = "openai", question: str = QUESTION) -> ResearchTask:
-    """Submit a deep task, approve its plan as proposed, and run it until it waits for a person."""
+def run_deep_task(
+    owner, *, analyst, engine: str = "openai", question: str = QUESTION, auto_approve: bool = False
+) -> ResearchTask:
+    """Submit a deep task, approve its plan as proposed, and run it until it waits for a person
+    (``auto_approve``: every gate approved as proposed, to the end)."""
     with inline() as queue:
         task = task_submit(
-            owner=owner, question=question, depth="deep", search_provider="tavily", engine=engine
-        )
+            owner=owner, question=question, depth="deep", search_provider="tavily", engine=engine,
+            auto_approve=auto_approve,
+        )  # fmt: skip
         drain(queue)
         task.refresh_from_db()
-        assert task.status == "awaiting_plan_review", task.failure_reason
-        plan_approve(plan=task.plans.latest("version"), actor=analyst)
-        drain(queue)
+        if not auto_approve:
+            assert task.status == "awaiting_plan_review", task.failure_reason
+            plan_approve(plan=task.plans.latest("version"), actor=analyst)
+            drain(queue)
     task.refresh_from_db()
     return task

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.urls import reverse
 
+from researchapp.exports.report import report_of
 from researchapp.models import Event, Evidence, Source, Step
 from researchapp.pipeline.deep import tools
 from tests.deep_helpers import AT_OR_PAST_EVIDENCE_GATE, run_deep_task
+from tests.helpers import client_for
 from tests.live import live_settings, web_results
 from tests.stubs import openai_tools as agent
 
@@ -177,5 +180,30 @@ def test_it_stops_a_loop_at_its_budget_and_says_so(deep_live, settings, research
             assert turns.values("turn").distinct().count() == limit
         if budget == "tool_calls":
             assert turns.filter(tool__gt="").count() == limit
-    # and the progress feed says so
+    # and the progress feed and the trace on the task page say so
     assert Event.objects.filter(task=task, data__budget=budget).exists()
+    page = client_for(researcher).get(reverse("task_detail", args=[task.pk])).content.decode()
+    assert page.count(f'data-budget="{budget}"') == len(subquestions(task))
+    assert page.count('data-testid="trace-step"') == Step.objects.filter(task=task).count()
+
+
+def test_the_report_says_which_budget_stopped_the_research(deep_live, settings, researcher, analyst):
+    # given a model that would search forever and a step budget of two turns
+    deep_live.tool_responder = endless
+    settings.RESEARCH = {**settings.RESEARCH, "DEEP_MAX_STEPS": 2}
+    # when the task runs to its end, every gate approved as proposed
+    task = run_deep_task(researcher, analyst=analyst, auto_approve=True)
+    # then the report's method section names the budget for every sub-question
+    assert task.status == "approved", task.failure_reason
+    notes = report_of(task.drafts.latest("version")).method.notes
+    assert sum("Stopped: the steps budget was reached (DEEP_MAX_STEPS = 2)" in note for note in notes) == len(
+        subquestions(task)
+    )
+    markdown = client_for(researcher).get(reverse("export_markdown", args=[task.pk])).content.decode()
+    assert markdown.split("## Method", 1)[1].count("Stopped: the steps budget was reached") == len(
+        subquestions(task)
+    )
+
+
+def subquestions(task):
+    return list(task.plans.approved().latest_version().subquestions.all())

@@ -226,6 +226,11 @@ def _method(task: ResearchTask, draft: ReportDraft) -> Method:
     models = task.llm_calls.order_by().values_list("model", flat=True).distinct()
     plan = task.plans.approved().latest_version()
     notes = tuple(note for note in (plan.engine_note if plan else "", draft.engine_note) if note)
+    # Deep mode: a research loop its budget stopped (DEEP_MAX_STEPS, ...) says so here.
+    notes += tuple(
+        f"Deep research on sub-question {step.subquestion.order + 1} ({step.subquestion.text}): {step.error}"
+        for step in task.deep_steps.filter(status="stopped")
+    )
     return Method(
         sources_opened=len(sources),
         independent_sources=len({cluster or f"s{pk}" for cluster, pk in sources}),

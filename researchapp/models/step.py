@@ -8,6 +8,8 @@ are done are never run again: a resumed loop replays them from their stored obse
 
 from __future__ import annotations
 
+import json
+
 from django.db import models
 
 
@@ -56,6 +58,21 @@ class Step(models.Model):
     class Meta:
         ordering = ["subquestion_id", "index"]
         constraints = [models.UniqueConstraint(fields=["subquestion", "index"], name="step_unique_index")]
+
+    @property
+    def evidence_results(self) -> list[tuple[str, int | None]]:
+        """(label, evidence id or None) of each stored result: evidence links to its context."""
+        return [
+            (label, int(label[1:]) if label.startswith("E") and label[1:].isdigit() else None)
+            for label in self.result_ids or ()
+        ]
+
+    @property
+    def arguments_text(self) -> str:
+        shown = {key: value for key, value in (self.arguments or {}).items() if key != "_raw"}
+        if not shown and self.arguments:
+            return str(self.arguments.get("_raw", ""))
+        return json.dumps(shown, ensure_ascii=False)
 
     def __str__(self) -> str:
         return f"step {self.index} of sub-question {self.subquestion_id}: {self.tool or self.status}"
