@@ -293,9 +293,27 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 # --- Research -------------------------------------------------------------------------------
 # Allowed values are written at the call: an upper-case constant in this module would become a setting.
+search_provider_name = env_choice("RESEARCH_SEARCH_PROVIDER", "local", ("local", "tavily"))
+academic_provider_names = ("openalex", "arxiv", "semantic_scholar")
+
+
+def academic_providers_from_environment(search_provider: str) -> tuple[str, ...]:
+    """RESEARCH_ACADEMIC_PROVIDERS (comma-separated, "none" for none); by default all of them with live
+    web search, none with the local corpus: the offline profile reaches no outside host."""
+    default = ",".join(academic_provider_names) if search_provider == "tavily" else ""
+    names = [name for name in env_list("RESEARCH_ACADEMIC_PROVIDERS", default) if name != "none"]
+    unknown = [name for name in names if name not in academic_provider_names]
+    if unknown:
+        raise ImproperlyConfigured(
+            f"RESEARCH_ACADEMIC_PROVIDERS: {', '.join(unknown)} unknown; "
+            f"choose from {', '.join(academic_provider_names)} (or none)."
+        )
+    return tuple(dict.fromkeys(names))
+
+
 RESEARCH = {
     # "local" searches the corpus stored in the database; "tavily" searches the web.
-    "SEARCH_PROVIDER": env_choice("RESEARCH_SEARCH_PROVIDER", "local", ("local", "tavily")),
+    "SEARCH_PROVIDER": search_provider_name,
     # "extractive" needs no model; "openai" talks to any OpenAI-compatible server.
     "ENGINE": env_choice("RESEARCH_ENGINE", "extractive", ("extractive", "openai")),
     "DEFAULT_CORPUS": os.environ.get("RESEARCH_DEFAULT_CORPUS", "demo"),
@@ -322,6 +340,14 @@ RESEARCH = {
     "TAVILY_API_BASE_URL": os.environ.get("TAVILY_API_BASE_URL", ""),
     "TAVILY_RATE_PER_SECOND": env_positive_float("TAVILY_RATE_PER_SECOND", 5.0),
     "TAVILY_RATE_BURST": env_int("TAVILY_RATE_BURST", 5, minimum=1),
+    # Academic search (deep mode): which APIs, where they are, and how long to wait for them.
+    "ACADEMIC_PROVIDERS": academic_providers_from_environment(search_provider_name),
+    "OPENALEX_URL": os.environ.get("OPENALEX_URL", "https://api.openalex.org"),
+    "OPENALEX_MAILTO": os.environ.get("OPENALEX_MAILTO", ""),
+    "ARXIV_URL": os.environ.get("ARXIV_URL", "https://export.arxiv.org"),
+    "SEMANTIC_SCHOLAR_URL": os.environ.get("SEMANTIC_SCHOLAR_URL", "https://api.semanticscholar.org"),
+    "SEMANTIC_SCHOLAR_API_KEY": os.environ.get("SEMANTIC_SCHOLAR_API_KEY", ""),
+    "ACADEMIC_TIMEOUT": env_positive_float("RESEARCH_ACADEMIC_TIMEOUT", 20.0),
     "OPENAI_API_KEY": os.environ.get("OPENAI_API_KEY", ""),
     "OPENAI_BASE_URL": os.environ.get("OPENAI_BASE_URL", ""),
     "OPENAI_MODEL": os.environ.get("OPENAI_MODEL", "gpt-4o-mini"),

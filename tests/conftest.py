@@ -10,6 +10,7 @@ import pytest
 from tests.factories import analyst_persona, outsider_persona, researcher_persona
 from tests.model_stages import KEY
 from tests.stubs import web as stub_web_module
+from tests.stubs.academic_api import stub_academic  # noqa: F401  (fixture)
 from tests.stubs.openai_api import (
     StubOpenAI,
     stub_openai,  # noqa: F401  (fixture)

@@ -1,6 +1,7 @@
 from researchapp.models.event import Event, LLMCall
 from researchapp.models.evidence import Evidence
 from researchapp.models.finding import Finding, FindingEvidence
+from researchapp.models.hypothesis import Hypothesis, HypothesisEvidence
 from researchapp.models.job import Job, StageJob
 from researchapp.models.plan import Plan, SubQuestion
 from researchapp.models.report import ReportDraft
@@ -17,6 +18,8 @@ __all__ = [
     "Finding",
     "FindingEvidence",
     "Gate",
+    "Hypothesis",
+    "HypothesisEvidence",
     "IllegalTransition",
     "Job",
     "LLMCall",

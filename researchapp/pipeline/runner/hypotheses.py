@@ -1,0 +1,97 @@
+"""Hypotheses after the first round: proposed from the stored findings, stored once per key."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from researchapp.models import Event, Evidence, Finding, Hypothesis, HypothesisEvidence, ResearchTask, Stage
+from researchapp.pipeline import values
+from researchapp.pipeline.analyser.hypotheses import (
+    ModelHypothesisProposer,
+    ProposedHypothesis,
+    propose_extractive,
+)
+from researchapp.pipeline.runner.rows import finding_value, record_usage, record_warnings
+from researchapp.providers import registry
+from researchapp.providers.base import ProviderError
+
+
+def round_findings(task: ResearchTask, *, round_no: int = 1) -> list[values.ReviewedFinding]:
+    rows = (
+        Finding.objects.filter(task=task, round__lte=round_no)
+        .select_related("subquestion", "resolved_by")
+        .prefetch_related("links__evidence__source")
+    )
+    return [finding_value(row) for row in rows]
+
+
+def run_hypotheses(task: ResearchTask, *, round_no: int = 1) -> list[Hypothesis]:
+    """Propose hypotheses from the findings up to ``round_no`` and upsert them (the deep loop calls
+    this after its first round; calling it again adds nothing twice).
+
+    1. Load the findings as the writer sees them.
+    2. Propose: with the model engine, through the chat model; should the model fail, the
+       extractive proposal stands in and a warning says so. Without a model, extractively.
+    3. Upsert by key; link only evidence rows of this task, with their stance.
+    """
+    findings = round_findings(task, round_no=round_no)
+    proposed, proposer = propose_for(task, findings)
+    stored = [store_hypothesis(task, hypothesis, proposed_by=proposer) for hypothesis in proposed]
+    Event.objects.create(
+        task=task,
+        stage=Stage.ANALYSING,
+        kind=Event.Kind.PROGRESS,
+        message=f"{len(stored)} hypotheses proposed ({proposer}).",
+        data={"hypotheses": [row.pk for row in stored], "round": round_no},
+    )
+    return stored
+
+
+def propose_for(
+    task: ResearchTask, findings: list[values.ReviewedFinding]
+) -> tuple[list[ProposedHypothesis], str]:
+    if task.engine != "openai":
+        return propose_extractive(task.question, findings), "extractive"
+    usage = values.UsageLog()
+    proposer = ModelHypothesisProposer(registry.chat_client(), model=registry.chat_model("analyse"))
+    try:
+        proposed = proposer.propose(task.question, findings, usage=usage)
+    except ProviderError as error:
+        record_usage(task, usage)
+        record_warnings(
+            task,
+            Stage.ANALYSING,
+            [
+                values.StageWarning(
+                    code="hypotheses_failed", message=f"{error.message}; extractive hypotheses used"
+                )
+            ],
+        )
+        return propose_extractive(task.question, findings), "extractive"
+    record_usage(task, usage)
+    return proposed, "model"
+
+
+def store_hypothesis(task: ResearchTask, proposed: ProposedHypothesis, *, proposed_by: str) -> Hypothesis:
+    with transaction.atomic():
+        row, created = Hypothesis.objects.get_or_create(
+            task=task,
+            key=proposed.key[:200],
+            defaults={
+                "statement": proposed.statement,
+                "supports_if": proposed.supports_if,
+                "refutes_if": proposed.refutes_if,
+                "proposed_by": proposed_by,
+            },
+        )
+        known = set(
+            Evidence.objects.filter(
+                task=task, pk__in=[link.evidence_id for link in proposed.links]
+            ).values_list("pk", flat=True)
+        )
+        for link in proposed.links:
+            if link.evidence_id in known:
+                HypothesisEvidence.objects.get_or_create(
+                    hypothesis=row, evidence_id=link.evidence_id, defaults={"stance": link.stance}
+                )
+    return row
