@@ -8,12 +8,13 @@ import pytest
 from django.urls import reverse
 
 from researchapp.exports.report import report_of
-from researchapp.models import Event, Evidence, Source, Step
+from researchapp.models import Event, Evidence, Finding, Source, Step
 from researchapp.pipeline.deep import tools
 from tests.deep_helpers import AT_OR_PAST_EVIDENCE_GATE, run_deep_task
 from tests.helpers import client_for
 from tests.live import live_settings, web_results
 from tests.stubs import openai_tools as agent
+from tests.stubs.academic_api import StubPaper, stub_academic  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -68,23 +69,75 @@ def test_it_normalises_a_calculation_call():
 # --- the loop with a model --------------------------------------------------------------------
 
 
+PAPER = StubPaper(
+    title="Power output of the Marrowby tidal lagoon",
+    abstract="In 2024 the Marrowby tidal lagoon produced 28.6 gigawatt hours of power from its installed "
+    "capacity of 12 megawatts. Tidal output is predictable years ahead.",
+    doi="10.5555/tidal.2024.7",
+    authors=("Ada Brennick", "Lior Saltfleet"),
+    venue="Journal of Marine Energy",
+    year=2025,
+)
+FORECAST, MEASURED = "26", "28.6"  # GWh a normal year (article 1), GWh in 2024 (the paper)
+
+
 @pytest.fixture
-def deep_live(settings, stub_web, stub_tavily, stub_openai):
+def deep_live(settings, stub_web, stub_tavily, stub_openai, stub_academic):
     stub_tavily.results = web_results(stub_web)
-    live_settings(settings, web=stub_web, tavily=stub_tavily, openai=stub_openai, AUTO_FOLLOWUP="never")
+    stub_academic.papers = [PAPER]
+    live_settings(
+        settings, web=stub_web, tavily=stub_tavily, openai=stub_openai, AUTO_FOLLOWUP="never",
+        ACADEMIC_PROVIDERS=("openalex", "semantic_scholar"), OPENALEX_URL=stub_academic.origin,
+        SEMANTIC_SCHOLAR_URL=stub_academic.origin,
+    )  # fmt: skip
     return stub_openai
 
 
+def figure_position(item: dict, figure: str) -> int | None:
+    """Where ``figure`` is among a quote's numbers as the observation lists them ("4: 26")."""
+    return next((int(n.split(":")[0]) for n in item["numbers"] if n.split(": ", 1)[1] == figure), None)
+
+
+def growth_researcher(body):
+    """Search the web and the literature, open two pages; where the stored quotes hold the forecast
+    and the measured output, compute the growth in the sandbox; then answer."""
+    turn = agent.turns_taken(body)
+    if turn == 0:
+        return {"content": "Search the web and the literature.", "tool_calls": [
+            agent.call("web_search", query=agent.subquestion_of(body)),
+            agent.call("academic_search", query="tidal lagoon", limit=2),
+        ]}  # fmt: skip
+    if turn == 1:
+        urls = list(dict.fromkeys(agent.search_results(body)))[:2]
+        return {
+            "content": "Read the two best pages.",
+            "tool_calls": [agent.call("open_page", url=u) for u in urls],
+        }
+    seen = agent.seen_evidence(body)
+    forecast = next((e for e in seen if figure_position(e, FORECAST)), None)
+    measured = next((e for e in seen if figure_position(e, MEASURED)), None)
+    if turn == 2 and forecast and measured:
+        return {"content": "Compute the growth of the measured output over the forecast.", "tool_calls": [agent.call(
+            "calculate", code="result = round((measured - forecast) / forecast * 100, 2)",
+            description="Output in 2024 above the normal-year forecast, per cent",
+            inputs=[{"name": "forecast", "evidence": forecast["id"], "number": figure_position(forecast, FORECAST)},
+                    {"name": "measured", "evidence": measured["id"], "number": figure_position(measured, MEASURED)}],
+        )]}  # fmt: skip
+    return agent.answer(body)
+
+
 def test_it_researches_each_subquestion_with_tool_calls_and_stores_what_it_cites(
-    deep_live, stub_web, stub_tavily, researcher, analyst
+    deep_live, stub_web, stub_tavily, stub_academic, researcher, analyst
 ):
+    # given a model that searches the web and the literature, opens pages and computes a figure
+    deep_live.tool_responder = growth_researcher
     # when a deep task runs with the model engine
     task = run_deep_task(researcher, analyst=analyst)
 
     # then it reaches the evidence gate
     assert task.status in AT_OR_PAST_EVIDENCE_GATE, task.failure_reason
-    subquestions = list(task.plans.approved().latest_version().subquestions.all())
-    for subquestion in subquestions:
+    planned = subquestions(task)
+    for subquestion in planned:
         steps = list(Step.objects.filter(subquestion=subquestion).order_by("index"))
         # and every sub-question ran the loop with at least two tool calls, and the model ended it
         assert sum(1 for step in steps if step.tool and step.status == "done") >= 2
@@ -107,6 +160,28 @@ def test_it_researches_each_subquestion_with_tool_calls_and_stores_what_it_cites
     tool_requests = [chat for chat in deep_live.chats if chat.get("tools")]
     assert tool_requests and all(len(chat["tools"]) == len(tools.TOOL_SCHEMAS) for chat in tool_requests)
     assert any(message["role"] == "tool" for chat in tool_requests for message in chat["messages"])
+    # and the paper is stored once, with its DOI and reference, its abstract the snapshot
+    paper = Source.objects.get(task=task, doi=PAPER.doi)
+    assert paper.text == PAPER.abstract and paper.venue == PAPER.venue and paper.year == PAPER.year
+    assert list(paper.authors) == list(PAPER.authors)
+    assert paper.subquestions.count() == len(subquestions(task))
+    # and a sub-question computed a growth rate in the sandbox from two stored quotes, citing both
+    steps = list(Step.objects.filter(task=task, tool="calculate"))
+    assert steps and all(step.status == "done" for step in steps), [step.error for step in steps]
+    for step in steps:
+        finding = Finding.objects.get(pk=int(step.result_ids[0].removeprefix("F")))
+        assert finding.key.startswith("derived:") and finding.status == "supported"
+        assert finding.subquestion_id == step.subquestion_id
+        cited = {link.evidence_id: link.evidence for link in finding.links.select_related("evidence__source")}
+        forecast, measured = (cited[item["evidence_id"]] for item in step.arguments["inputs"])
+        assert len(cited) == 2 and measured.source.doi == PAPER.doi
+        assert (
+            f"{FORECAST} gigawatt hours" in forecast.quote and f"{MEASURED} gigawatt hours" in measured.quote
+        )
+        growth = round((float(MEASURED) - float(FORECAST)) / float(FORECAST) * 100, 2)
+        assert finding.statement.startswith(
+            f"Output in 2024 above the normal-year forecast, per cent: {growth}"
+        )
     # and the search API's own text is never a source: only opened pages are
     assert all(
         source.url.startswith(stub_web.base_url)

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('researchapp', '0010_reportdraft_engine_note'),
+        ('researchapp', '0011_deeptools_source_metadata'),
     ]
 
     operations = [

@@ -59,6 +59,9 @@ class Step(models.Model):
         ordering = ["subquestion_id", "index"]
         constraints = [models.UniqueConstraint(fields=["subquestion", "index"], name="step_unique_index")]
 
+    def __str__(self) -> str:
+        return f"step {self.index} of sub-question {self.subquestion_id}: {self.tool or self.status}"
+
     @property
     def evidence_results(self) -> list[tuple[str, int | None]]:
         """(label, evidence id or None) of each stored result: evidence links to its context."""
@@ -73,6 +76,3 @@ class Step(models.Model):
         if not shown and self.arguments:
             return str(self.arguments.get("_raw", ""))
         return json.dumps(shown, ensure_ascii=False)
-
-    def __str__(self) -> str:
-        return f"step {self.index} of sub-question {self.subquestion_id}: {self.tool or self.status}"

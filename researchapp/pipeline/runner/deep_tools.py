@@ -24,14 +24,18 @@ from researchapp.core.enums import FindingStatus, Stance
 from researchapp.core.hashing import sha256_text
 from researchapp.core.urls import normalize_url
 from researchapp.models import Evidence, Finding, FindingEvidence, ResearchTask, Source, Stage, SubQuestion
+from researchapp.pipeline.collector.passages import select_passages
 from researchapp.pipeline.deep import tools
 from researchapp.pipeline.deep.loop import figure_value, observation, quote_for_model
-from researchapp.pipeline.runner.collect import collector_for, store_evidence, store_source
-from researchapp.pipeline.runner.rows import record_warnings
+from researchapp.pipeline.runner.academic import store_paper
+from researchapp.pipeline.runner.collect import collector_for, store_source
+from researchapp.pipeline.runner.rows import record_warnings, source_value, subquestion_value
 from researchapp.pipeline.text.bm25 import BM25
 from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import StageWarning
+from researchapp.providers import registry
 from researchapp.providers.base import ProviderError
+from researchapp.providers.sandbox import Limits, run_calculation
 
 log = logging.getLogger(__name__)
 SHOWN_PER_SOURCE = 4
@@ -111,9 +115,6 @@ def open_page(context: ToolContext, url: str, *, seen_urls: frozenset[str]) -> O
 
 def academic_search(context: ToolContext, query: str, limit: int) -> Outcome:
     """Each academic provider in turn; one that fails (429, 500) is a warning, nothing in its place."""
-    from researchapp.pipeline.runner.academic import store_paper
-    from researchapp.providers import registry
-
     stored: list[Source] = []
     failures = []
     for provider in registry.academic_providers():
@@ -123,7 +124,11 @@ def academic_search(context: ToolContext, query: str, limit: int) -> Outcome:
             context.warn(error.code, f"academic search ({provider.name}): {error.message}", query=query)
             failures.append(f"{provider.name}: {error.message}")
             continue
-        stored += [store_paper(context.task, paper, round_no=context.round_no) for paper in papers]
+        stored += [
+            store_paper(context.task, paper, subquestion=context.subquestion, round=context.round_no)
+            for paper in papers
+            if paper.text.strip()  # a paper without text has nothing to quote: not stored
+        ]
     if not stored:
         message = "; ".join(failures) or "no papers found"
         return Outcome(observation({"results": [], "errors": failures}), error=message if failures else "")
@@ -133,27 +138,49 @@ def academic_search(context: ToolContext, query: str, limit: int) -> Outcome:
 def _source_outcome(
     context: ToolContext, sources: list[Source], *, failures: list[str] | None = None
 ) -> Outcome:
-    """Link the sources to the sub-question, select passages as evidence, and show those."""
-    subquestion = context.subquestion
+    """Link the sources to the sub-question, store each one's passages on it as evidence, show those."""
     unique = list({source.pk: source for source in sources}.values())
-    subquestion.sources.add(*unique)
-    store_evidence(context.task, subquestion, context.round_no)
-    evidence = Evidence.objects.filter(subquestion=subquestion, source__in=unique).order_by(
-        "-relevance", "pk"
-    )
-    shown: dict[int, list[dict[str, Any]]] = {}
-    for row in evidence:
-        if len(shown.setdefault(row.source_id, [])) < SHOWN_PER_SOURCE and row.clears_bar:
-            shown[row.source_id].append(quote_for_model(row.pk, row.quote))
+    context.subquestion.sources.add(*unique)
+    shown = {source.pk: store_source_evidence(context, source) for source in unique}
     payload = [
-        {"source": f"S{s.pk}", "title": s.title, "url": s.url, "evidence": shown.get(s.pk, [])}
+        {"source": f"S{s.pk}", "title": s.title, "url": s.url,
+         "evidence": [quote_for_model(row.pk, row.quote) for row in shown[s.pk]]}
         for s in unique
-    ]
-    ids = [f"S{s.pk}" for s in unique] + [item["id"] for items in shown.values() for item in items]
+    ]  # fmt: skip
+    ids = [f"S{s.pk}" for s in unique] + [f"E{row.pk}" for rows in shown.values() for row in rows]
     body: dict[str, Any] = {"sources": payload}
     if failures:
         body["errors"] = list(failures)
     return Outcome(observation(body), result_ids=tuple(ids))
+
+
+def store_source_evidence(context: ToolContext, source: Source) -> list[Evidence]:
+    """The source's own best passages on the sub-question that clear the relevance bar, upserted
+    by span (the collector's selection, ``select_passages``, over this one source)."""
+    passages = select_passages(
+        subquestion_value(context.subquestion, round_no=context.round_no),
+        [source_value(source)],
+        question=context.task.question,
+        max_passages=SHOWN_PER_SOURCE,
+    )
+    stored = []
+    for passage in passages:
+        if not passage.clears_bar:
+            continue
+        judged = {
+            "score": passage.score,
+            "relevance": passage.relevance,
+            "clears_bar": True,
+            "question_relevance": passage.question_relevance,
+            "matched_terms": list(passage.matched_terms),
+        }
+        created = {"task": context.task, "quote": passage.quote, "round": context.round_no, **judged}
+        row, _ = Evidence.objects.update_or_create(
+            source=source, subquestion=context.subquestion, start=passage.start, end=passage.end,
+            create_defaults=created, defaults=judged,
+        )  # fmt: skip
+        stored.append(row)
+    return stored
 
 
 def find_in_sources(context: ToolContext, query: str, limit: int) -> Outcome:
@@ -201,8 +228,6 @@ def calculate(context: ToolContext, request: tools.ToolRequest) -> Outcome:
         if value is None:
             raise tools.ToolCallError(f"E{item.evidence_id} has no number {item.number}")
         values[item.name] = value
-    from researchapp.providers.sandbox import run_calculation  # deep-tools' sandbox (merged later)
-
     outcome = run_calculation(request.arguments["code"], values, limits=sandbox_limits())
     if not outcome.ok:
         return Outcome(observation({"error": outcome.error, "stdout": outcome.stdout}), error=outcome.error)
@@ -242,6 +267,6 @@ def store_derived_finding(
     return finding
 
 
-def sandbox_limits():
-    """The sandbox's default limits (``providers.sandbox``)."""
-    return None
+def sandbox_limits() -> Limits:
+    """The sandbox's limits (``providers.sandbox``): its defaults."""
+    return Limits()
