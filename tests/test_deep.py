@@ -14,7 +14,8 @@ from tests.deep_helpers import AT_OR_PAST_EVIDENCE_GATE, run_deep_task
 from tests.helpers import client_for
 from tests.live import live_settings, web_results
 from tests.stubs import openai_tools as agent
-from tests.stubs.academic_api import StubPaper, stub_academic  # noqa: F401  (fixture)
+from tests.stubs.academic_api import StubPaper
+from tests.stubs.json_api import Failure
 
 pytestmark = pytest.mark.django_db
 
@@ -117,12 +118,20 @@ def growth_researcher(body):
     forecast = next((e for e in seen if figure_position(e, FORECAST)), None)
     measured = next((e for e in seen if figure_position(e, MEASURED)), None)
     if turn == 2 and forecast and measured:
-        return {"content": "Compute the growth of the measured output over the forecast.", "tool_calls": [agent.call(
-            "calculate", code="result = round((measured - forecast) / forecast * 100, 2)",
+        inputs = [
+            {"name": "forecast", "evidence": forecast["id"], "number": figure_position(forecast, FORECAST)},
+            {"name": "measured", "evidence": measured["id"], "number": figure_position(measured, MEASURED)},
+        ]
+        growth = agent.call(
+            "calculate",
+            code="result = round((measured - forecast) / forecast * 100, 2)",
             description="Output in 2024 above the normal-year forecast, per cent",
-            inputs=[{"name": "forecast", "evidence": forecast["id"], "number": figure_position(forecast, FORECAST)},
-                    {"name": "measured", "evidence": measured["id"], "number": figure_position(measured, MEASURED)}],
-        )]}  # fmt: skip
+            inputs=inputs,
+        )
+        return {
+            "content": "Compute the growth of the measured output over the forecast.",
+            "tool_calls": [growth],
+        }
     return agent.answer(body)
 
 
@@ -196,8 +205,14 @@ def test_it_turns_a_weak_models_mistakes_into_error_steps(deep_live, researcher,
         turn = agent.turns_taken(body)
         subquestion = agent.subquestion_of(body)
         if turn == 0:
-            return {"tool_calls": [agent.call("browse", url="x"), {"name": "web_search", "arguments": '{"query": '},
-                                   agent.call("web_search", query=subquestion)]}  # fmt: skip
+            broken = {"name": "web_search", "arguments": '{"query": '}
+            return {
+                "tool_calls": [
+                    agent.call("browse", url="x"),
+                    broken,
+                    agent.call("web_search", query=subquestion),
+                ]
+            }
         if turn == 1:
             return {"tool_calls": [
                 agent.call("open_page", url="https://invented.example/page"),
@@ -282,3 +297,31 @@ def test_the_report_says_which_budget_stopped_the_research(deep_live, settings, 
 
 def subquestions(task):
     return list(task.plans.approved().latest_version().subquestions.all())
+
+
+# --- academic APIs that fail ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("status", [429, 500])
+def test_an_academic_api_that_fails_is_a_warning_and_nothing_is_invented(
+    deep_live, stub_academic, researcher, analyst, status
+):
+    # given scholarly APIs that answer every request with an error
+    stub_academic.fail_next(*[Failure.http(status)] * 50)
+    # when a deep task's loops search the literature
+    task = run_deep_task(researcher, analyst=analyst)
+    # then the task goes on to the evidence gate
+    assert task.status in AT_OR_PAST_EVIDENCE_GATE, task.failure_reason
+    # and each failure is a warning that names its API and status, on the task
+    warnings = list(Event.objects.filter(task=task, kind="warning", message__contains="academic search"))
+    assert {w.message.split("(")[1].split(")")[0] for w in warnings} == {"openalex", "semantic_scholar"}
+    assert all(f"HTTP {status}" in w.message for w in warnings)
+    # and the steps say so, with nothing stored in place of the papers
+    steps = Step.objects.filter(task=task, tool="academic_search")
+    assert steps.count() == len(subquestions(task))
+    assert all(
+        step.status == "error" and not step.result_ids and f"HTTP {status}" in step.error for step in steps
+    )
+    assert not Source.objects.filter(
+        task=task, provider__in=["openalex", "semantic_scholar", "arxiv"]
+    ).exists()

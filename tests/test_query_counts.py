@@ -138,8 +138,9 @@ def test_it_shows_a_deep_tasks_trace_in_constant_queries(analyst, researcher):
             evidence = scenario.evidence[index % len(scenario.evidence)]
             Step.objects.create(
                 task=scenario.task, subquestion=evidence.subquestion, index=index, turn=index,
-                tool="open_page", arguments={"url": evidence.source.url}, status="done" if index else "stopped",
-                result_ids=[f"S{evidence.source_id}", f"E{evidence.pk}"], error="" if index else "budget",
+                tool="open_page", arguments={"url": evidence.source.url},
+                status="done" if index else "stopped", error="" if index else "budget",
+                result_ids=[f"S{evidence.source_id}", f"E{evidence.pk}"],
             )  # fmt: skip
     # then the task page and the report read them in as many queries, and the page shows every step
     for name in ("task_detail", "report_view"):
