@@ -325,3 +325,37 @@ def test_an_academic_api_that_fails_is_a_warning_and_nothing_is_invented(
     assert not Source.objects.filter(
         task=task, provider__in=["openalex", "semantic_scholar", "arxiv"]
     ).exists()
+
+
+# --- a step started and never finished --------------------------------------------------------
+
+
+def test_a_step_started_but_not_done_runs_again_without_storing_or_fetching_twice(
+    deep_live, stub_web, stub_tavily, researcher, analyst
+):
+    # given a finished deep task, and one of its page openings put back to "started", as a worker
+    # that died after the page was stored but before the step was marked done leaves it
+    from researchapp.pipeline.runner import run_deep
+
+    task = run_deep_task(researcher, analyst=analyst)
+    step = Step.objects.filter(task=task, tool="open_page", status="done").first()
+    kept_ids = step.result_ids
+    Step.objects.filter(pk=step.pk).update(status="started", result_ids=[], observation="")
+    subquestion = step.subquestion
+    subquestion.collected_round = 0
+    subquestion.save(update_fields=["collected_round"])
+    fetched, sources, evidence = (
+        sum(stub_web.requests.values()),
+        Source.objects.count(),
+        Evidence.objects.count(),
+    )
+    asked = len(deep_live.chats)
+    # when the loop runs again
+    assert run_deep(task, subquestion, 1)
+    # then the step is done with the same stored rows, the page was not fetched again, nothing was added,
+    # and the model was not asked again (its loop had already ended)
+    step.refresh_from_db()
+    assert step.status == "done" and step.result_ids == kept_ids
+    assert sum(stub_web.requests.values()) == fetched
+    assert (Source.objects.count(), Evidence.objects.count()) == (sources, evidence)
+    assert len(deep_live.chats) == asked
