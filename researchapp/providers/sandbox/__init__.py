@@ -149,14 +149,23 @@ def run_launcher(config: dict, request: str, stdout, stderr, result_fd: int, lim
     try:
         process.communicate(request.encode(), timeout=limits.wall_seconds)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)  # the launcher and PID 1 of the jail: the rest die with it
-        process.wait()
+        stop(process)
         return None
     except BaseException:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        stop(process)
         raise
     return process.returncode
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Ask the launcher to kill the jail's PID 1 (the rest of the jail dies with it) and reap it;
+    should the launcher not end within a second, kill its whole session."""
+    process.terminate()
+    try:
+        process.wait(timeout=1.0)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 def read_capped(handle, limit: int) -> bytes:

@@ -150,6 +150,9 @@ def main():
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the size limit fails with EFBIG
         runner = config["runner"]
         os.execve(config["python"], [config["python"], "-I", "-S", "-c", runner], {})
+    # Stopped from outside (the wall clock): end the jail's PID 1, which ends everything in it,
+    # and reap it here, so no zombie is left to a container's init that may never reap it.
+    signal.signal(signal.SIGTERM, lambda signum, frame: os.kill(child, signal.SIGKILL))
     _, status = os.waitpid(child, 0)
     if os.WIFSIGNALED(status):
         return 128 + os.WTERMSIG(status)
