@@ -318,3 +318,12 @@ def test_the_partial_takes_the_same_queries_for_many_hypotheses(analyst, gate):
         HypothesisEvidence.objects.create(hypothesis=row, evidence=e1, stance="support")
         HypothesisEvidence.objects.create(hypothesis=row, evidence=e2, stance="refute")
     assert queries() == few
+
+
+def test_a_conflict_worded_by_a_model_is_tested_as_it_stands():
+    conflict = finding(
+        12, FindingStatus.CONFLICT, "The tram carries 42,000 riders a day.", [(1, Stance.SUPPORTS)]
+    )
+    [hypothesis] = propose_extractive("q", [conflict])
+    assert hypothesis.statement == "The tram carries 42,000 riders a day."
+    assert "otherwise" in hypothesis.refutes_if
