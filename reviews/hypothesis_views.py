@@ -1,7 +1,8 @@
 """Hypotheses at the evidence gate: the list with each side's quotes, and an analyst's verdict on one.
 
 The evidence review page includes ``partials/hypotheses.html`` with ``hypotheses_context``; the
-partial's forms post here, and an htmx POST gets the partial back, rendered from fresh data.
+partial's forms post here, and an htmx POST gets the partial back, rendered from fresh data. The
+same URL without htmx is a page of its own (and a POST without htmx redirects back to it).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
@@ -43,11 +43,12 @@ def hypotheses_review(request: HttpRequest, task_id: int) -> HttpResponse:
         if not is_analyst(request.user):
             raise PermissionDenied("Only analysts can decide reviews.")
         _decide(request, task)
-    if not request.htmx:
-        return redirect(reverse("evidence_review", args=[task.pk]) + "#hypotheses")
+        if not request.htmx:
+            return redirect(request.path)
     task = selectors.visible_task(task_id, request.user)
     context = {"task": task, "own_messages": True, **hypotheses_context(request, task)}
-    return render(request, "partials/hypotheses.html", context)
+    template = "partials/hypotheses.html" if request.htmx else "hypotheses_review.html"
+    return render(request, template, context)
 
 
 def _decide(request: HttpRequest, task: ResearchTask) -> None:

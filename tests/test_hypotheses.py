@@ -290,12 +290,14 @@ def test_a_researcher_cannot_decide_and_an_outsider_cannot_see(researcher, outsi
 
 
 @pytest.mark.django_db
-def test_without_htmx_a_decision_redirects_to_the_evidence_page(analyst, hypothesis):
+def test_without_htmx_it_is_a_page_and_a_decision_redirects_back_to_it(analyst, hypothesis):
     url = reverse("hypotheses_review", args=[hypothesis.task_id])
     data = {"hypothesis": hypothesis.pk, "version": 1, "decision": "keep_open"}
-    response = client_for(analyst).post(url, data)
-    assert response.status_code == 302
-    assert response.url == reverse("evidence_review", args=[hypothesis.task_id]) + "#hypotheses"
+    response = client_for(analyst).post(url, data, follow=True)
+    assert response.redirect_chain == [(url, 302)]
+    body = response.content.decode()
+    assert "<html" in body and f'data-hypothesis="{hypothesis.pk}" data-status="open"' in body
+    assert "Recorded for hypothesis" in body
     assert Hypothesis.objects.get(pk=hypothesis.pk).decided_by == analyst
 
 
