@@ -224,3 +224,23 @@ def test_the_worker_itself_is_left_alone():
     before = os.getpid()
     run_calculation("import os, signal\nos.kill(1, signal.SIGKILL)\nresult = 1", {})
     assert os.getpid() == before
+
+
+def test_the_user_namespace_path_isolates_the_same_way():
+    # given the isolation a worker that is not root gets: a user namespace in which it is "nobody"
+    # (the process limit is not proved here: the kernel does not count root's processes)
+    good = run_calculation("result = b / a", {"a": 4.0, "b": 10.0}, user_namespace=True)
+    assert (good.ok, good.value) == (True, 2.5), good.error
+    net = run_calculation(
+        "import socket\nsocket.create_connection(('127.0.0.1', 9), 1)", {}, user_namespace=True
+    )
+    assert net.error.startswith("network is not available")
+    target = Path("/tmp") / f"outside-{secrets.token_hex(6)}"
+    write = run_calculation(f"open({str(target)!r}, 'w')", {}, user_namespace=True)
+    assert write.error.startswith("write outside the working directory refused") and not target.exists()
+    jailbreak = run_calculation("import os\nos.chroot('/')", {}, user_namespace=True)
+    assert "PermissionError" in jailbreak.error
+    loop = run_calculation("while True:\n    pass", {}, limits=Limits(cpu_seconds=1), user_namespace=True)
+    assert loop.error == "CPU limit (1 s) reached"
+    memory = run_calculation("x = bytearray(2 * 1024 ** 3)", {}, user_namespace=True)
+    assert memory.error.startswith("memory limit (256 MiB) reached")
