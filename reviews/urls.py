@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviews import desk_views, views
+from reviews import desk_views, hypothesis_views, views
 
 urlpatterns = [
     path("login/", desk_views.DeskLoginView.as_view(), name="login"),
@@ -15,4 +15,5 @@ urlpatterns = [
     path("tasks/<int:task_id>/plan/", views.plan_review, name="plan_review"),
     path("tasks/<int:task_id>/evidence/", views.evidence_review, name="evidence_review"),
     path("tasks/<int:task_id>/report/", views.report_view, name="report_view"),
+    path("tasks/<int:task_id>/hypotheses/", hypothesis_views.hypotheses_review, name="hypotheses_review"),
 ]

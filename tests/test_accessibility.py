@@ -13,6 +13,7 @@ from axe_playwright_python.sync_playwright import Axe
 from django.urls import reverse
 
 from researchapp.models import ResearchTask
+from researchapp.pipeline.runner.hypotheses import run_hypotheses
 from reviews import services
 from tests.browser import chromium_page, log_in
 from tests.factories import (
@@ -46,6 +47,7 @@ def desk(researcher, analyst):
         report_review_task(researcher),
     )
     services.decide_finding(finding=evidence.conflict, reviewer=analyst, decision="disputed", version_seen=1)
+    run_hypotheses(evidence.task)
     return {"plan": plan, "evidence": evidence, "report": report}
 
 
@@ -56,6 +58,7 @@ def analyst_pages(desk) -> dict[str, str]:
         "task_detail": reverse("task_detail", args=[task]),
         "plan_review": reverse("plan_review", args=[desk["plan"].task.pk]),
         "evidence_review": reverse("evidence_review", args=[task]),
+        "hypotheses_review": reverse("hypotheses_review", args=[task]),
         "report_view": reverse("report_view", args=[desk["report"].task.pk]),
         "evidence_context": reverse("evidence_context", args=[evidence.evidence[0].pk]),
         "task_audit": reverse("task_audit", args=[task]),

@@ -32,6 +32,7 @@ DEMO_NOTICE = (
     "sites do not exist. Do not act on it."
 )
 _UNSAFE_IN_URL = frozenset(" \t\r\n\"'<>\\`")
+MAX_AUTHORS = 3  # more are "et al."
 
 
 def safe_link(url: str) -> str:
@@ -53,6 +54,25 @@ class Reference:
     link: str  # ``url`` if it may be a link, else ""
     accessed: datetime
     sha256: str
+    # A paper's reference (academic sources): empty for a web page.
+    doi: str = ""
+    authors: tuple[str, ...] = ()
+    venue: str = ""
+    year: int | None = None
+
+    @property
+    def is_paper(self) -> bool:
+        return bool(self.doi or self.authors or self.venue or self.year)
+
+    @property
+    def byline(self) -> str:
+        """ "Lima, Zhang, Okafor et al. · Journal of Photovoltaics · 2023": who, where, when."""
+        names = ", ".join(self.authors[:MAX_AUTHORS]) + (" et al." if len(self.authors) > MAX_AUTHORS else "")
+        return " · ".join(part for part in (names, self.venue, str(self.year or "")) if part)
+
+    @property
+    def doi_link(self) -> str:
+        return safe_link(f"https://doi.org/{self.doi}") if self.doi else ""
 
 
 @dataclass(frozen=True)
@@ -95,6 +115,8 @@ class Record:
     passages: tuple[Shown, ...]
     decision: Decision
     searched: tuple[str, ...] = ()
+    supports_if: str = ""  # a hypothesis: what would support it, and what would refute it
+    refutes_if: str = ""
 
 
 @dataclass(frozen=True)
@@ -132,6 +154,7 @@ class Report:
     blocks: tuple[Block, ...]
     disputes: tuple[Record, ...]
     gaps: tuple[Record, ...]
+    hypotheses: tuple[Record, ...]
     method: Method
     references: tuple[Reference, ...]
     appendix: tuple[Quote, ...]  # every cited quote, in reading order
@@ -163,12 +186,15 @@ class Report:
             entries.append(("disputed", "Disputed findings"))
         if self.gaps:
             entries.append(("to-verify", f"To verify {INSUFFICIENT_MARK}"))
+        if self.hypotheses:
+            entries.append(("hypotheses", "Hypotheses tested"))
         return entries + [("method", "Method"), ("references", "References"), ("appendix", "Appendix")]
 
     def sentences(self) -> list[Sentence]:
         """Every sentence a comment can attach to, in reading order."""
         found = [s for block in self.blocks for s in block.sentences]
-        return [*self.answer, *found, *(r.heading for r in (*self.disputes, *self.gaps))]
+        records = (*self.disputes, *self.gaps, *self.hypotheses)
+        return [*self.answer, *found, *(record.heading for record in records)]
 
 
 class _Anchors:
@@ -208,6 +234,10 @@ def _quotes(rows: dict[int, Evidence], order: list[int]) -> tuple[dict[int, Quot
                 link=safe_link(source.url),
                 accessed=source.fetched_at,
                 sha256=source.sha256,
+                doi=source.doi,
+                authors=tuple(str(name) for name in source.authors or ()),
+                venue=source.venue,
+                year=source.year,
             )
         quotes[evidence_id] = Quote(
             evidence_id=row.pk,
@@ -259,7 +289,7 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
     """The report of ``draft``, ready for any format (a fixed number of queries, whatever its size).
 
     1. The stored structure; 2. the quoted ledger rows, references numbered in reading order;
-    3. sentences with their anchors; disputes and gaps with their passages; 4. the method.
+    3. sentences with their anchors; disputes, gaps and hypotheses with their passages; 4. the method.
     """
     task = (tasks or ResearchTask.objects).select_related("corpus").get(pk=draft.task_id)
     document = document_of(draft, task)
@@ -303,6 +333,18 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
         )
         for number, g in enumerate(document.gaps, start=1)
     )
+    hypotheses = tuple(
+        Record(
+            kind="hypothesis",
+            anchor=f"hypothesis-{number}",
+            heading=anchors.sentence(h.statement),
+            passages=tuple(map(shown, h.passages)),
+            decision=h.decision,
+            supports_if=h.supports_if,
+            refutes_if=h.refutes_if,
+        )
+        for number, h in enumerate(document.hypotheses, start=1)
+    )
     return Report(
         task=task,
         draft=draft,
@@ -314,6 +356,7 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
         blocks=blocks,
         disputes=disputes,
         gaps=gaps,
+        hypotheses=hypotheses,
         method=_method(task, draft),
         references=tuple(references),
         appendix=tuple(quotes[i] for i in cited if i in quotes),

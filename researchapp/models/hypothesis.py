@@ -4,19 +4,26 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from researchapp.core.enums import HypothesisStance, HypothesisStatus
 
+STATUS_LABELS = {
+    HypothesisStatus.OPEN: _("open"),
+    HypothesisStatus.ACCEPTED: _("accepted"),
+    HypothesisStatus.REJECTED: _("rejected"),
+}
+
 
 class Hypothesis(models.Model):
-    Status = models.TextChoices("Status", [(s.name, s.value) for s in HypothesisStatus])
+    Status = models.TextChoices("Status", [(s.name, (s.value, STATUS_LABELS[s])) for s in HypothesisStatus])
 
     task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="hypotheses")
     key = models.CharField(max_length=200, help_text="Stable per proposer input, so re-runs upsert.")
     statement = models.TextField()
     supports_if = models.TextField(help_text="What evidence would support it.")
     refutes_if = models.TextField(help_text="What evidence would refute it.")
-    status = models.CharField(max_length=16, choices=Status.choices, default=HypothesisStatus.OPEN)
+    status = models.CharField(max_length=16, choices=Status.choices, default=HypothesisStatus.OPEN.value)
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     decided_at = models.DateTimeField(null=True, blank=True)
     note = models.TextField(blank=True)

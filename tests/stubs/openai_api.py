@@ -235,6 +235,8 @@ def default_responder(request: dict[str, Any]) -> str:
         answer = _write_answer(prompt)
     elif stage == "support":
         answer = _support_answer(prompt)
+    elif stage == "hypotheses":
+        answer = _hypotheses_answer(prompt)
     else:
         answer = {}
     return json.dumps(answer, ensure_ascii=False)
@@ -324,6 +326,27 @@ def _support_answer(prompt: str) -> dict[str, Any]:
             for number in _STATEMENT_NUMBER.findall(prompt)
         ]
     }
+
+
+_HYPOTHESIS_FINDING = re.compile(
+    r'<finding id="\d+"[^>]*>\s*<statement>(.*?)</statement>(.*?)</finding>', re.DOTALL
+)
+
+
+def _hypotheses_answer(prompt: str) -> dict[str, Any]:
+    """One hypothesis per finding shown: that it holds, supported by its first passage."""
+    hypotheses = []
+    for statement, block in _HYPOTHESIS_FINDING.findall(prompt)[:5]:
+        sources = _sources(block)
+        hypotheses.append(
+            {
+                "statement": f"{statement.strip()} (holds beyond the sources found so far)",
+                "supports_if": "Another independent source states the same.",
+                "refutes_if": "An independent source states otherwise.",
+                "evidence": [{"id": sources[0][0], "stance": "support"}] if sources else [],
+            }
+        )
+    return {"hypotheses": hypotheses}
 
 
 def _write_answer(prompt: str) -> dict[str, Any]:

@@ -64,14 +64,16 @@ def conflict_hypothesis(finding: ReviewedFinding) -> ProposedHypothesis:
         claim = f"{topic}是{first}，而不是{second}"
         supports_if = f"更多独立来源给出{first}"
         refutes_if = f"独立来源给出{second}，或说明{first}有误"
-    else:
-        if english:
-            topic, first, second = english["topic"], english["first"], english["second"]
-        else:
-            topic, first, second = statement, "the first account", "the other"
+    elif english:
+        topic, first, second = english["topic"], english["first"], english["second"]
         claim = f"{_capitalised(topic)} is {first}, not {second}"
         supports_if = f"Further independent sources report {first} for {topic}."
         refutes_if = f"Independent sources report {second}, or explain why {first} is wrong."
+    else:
+        # A model's conflict states what its supporting passages say; the others say otherwise.
+        claim = statement
+        supports_if = "Further independent sources state it."
+        refutes_if = "Independent sources state otherwise, as the contradicting passages do."
     return ProposedHypothesis(
         key=f"conflict:{finding.id}",
         statement=claim,

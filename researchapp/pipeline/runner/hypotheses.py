@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from django.db import transaction
 
+from researchapp.core.enums import HypothesisStance
 from researchapp.models import Event, Evidence, Finding, Hypothesis, HypothesisEvidence, ResearchTask, Stage
 from researchapp.pipeline import values
 from researchapp.pipeline.analyser.hypotheses import (
@@ -11,7 +14,8 @@ from researchapp.pipeline.analyser.hypotheses import (
     ProposedHypothesis,
     propose_extractive,
 )
-from researchapp.pipeline.runner.rows import finding_value, record_usage, record_warnings
+from researchapp.pipeline.report.document import AGAINST, FOR, Decision, Passage, TestedHypothesis
+from researchapp.pipeline.runner.rows import evidence_value, finding_value, record_usage, record_warnings
 from researchapp.providers import registry
 from researchapp.providers.base import ProviderError
 
@@ -95,3 +99,40 @@ def store_hypothesis(task: ResearchTask, proposed: ProposedHypothesis, *, propos
                     hypothesis=row, evidence_id=link.evidence_id, defaults={"stance": link.stance}
                 )
     return row
+
+
+def tested_hypotheses(task: ResearchTask) -> tuple[list[TestedHypothesis], list[values.Evidence]]:
+    """The task's hypotheses as the report shows them, and the evidence their passages quote."""
+    rows = (
+        Hypothesis.objects.filter(task=task)
+        .select_related("decided_by")
+        .prefetch_related("links__evidence__source")
+        .order_by("id")
+    )
+    tested, evidence = [], {}
+    for row in rows:
+        links = sorted(row.links.all(), key=lambda link: (link.stance != HypothesisStance.SUPPORT, link.pk))
+        for link in links:
+            evidence.setdefault(link.evidence_id, evidence_value(link.evidence))
+        decided = row.decided_at is not None
+        tested.append(
+            TestedHypothesis(
+                hypothesis_id=row.pk,
+                statement=row.statement,
+                supports_if=row.supports_if,
+                refutes_if=row.refutes_if,
+                passages=tuple(
+                    Passage(link.evidence_id, FOR if link.stance == HypothesisStance.SUPPORT else AGAINST)
+                    for link in links
+                ),
+                decision=Decision(
+                    resolution=row.status,
+                    by=row.decided_by.get_username() if row.decided_by else "",
+                    at=row.decided_at.astimezone(UTC).isoformat(),
+                    note=row.note,
+                )
+                if decided
+                else Decision(),
+            )
+        )
+    return tested, list(evidence.values())
