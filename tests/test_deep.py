@@ -191,6 +191,10 @@ def test_it_researches_each_subquestion_with_tool_calls_and_stores_what_it_cites
         assert finding.statement.startswith(
             f"Output in 2024 above the normal-year forecast, per cent: {growth}"
         )
+    # and after round one the hypotheses to test were proposed from its findings, with their evidence
+    hypotheses = list(task.hypotheses.prefetch_related("links__evidence"))
+    assert hypotheses and all(h.links.exists() for h in hypotheses)
+    assert all(link.evidence.task_id == task.pk for h in hypotheses for link in h.links.all())
     # and the search API's own text is never a source: only opened pages are
     assert all(
         source.url.startswith(stub_web.base_url)

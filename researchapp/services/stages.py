@@ -12,6 +12,7 @@ from django.db import DatabaseError, connection, transaction
 from researchapp.models import Event, ResearchTask, Stage, StaleState
 from researchapp.models.job import DATABASE_BUSY
 from researchapp.pipeline import runner
+from researchapp.pipeline.runner.hypotheses import run_hypotheses
 from researchapp.providers import registry
 from researchapp.providers.base import ProviderError
 from researchapp.services import leases
@@ -231,6 +232,8 @@ def stage_analyse(task: ResearchTask) -> None:
     if task.status != Status.ANALYSING:
         return
     runner.run_analyse(task)
+    if task.depth == ResearchTask.Depth.DEEP and task.round == 1:
+        run_hypotheses(task, round_no=1)  # deep mode: hypotheses to test, proposed after round one
     reopen_empty_followups(task)
     thin = thin_subquestions(task)
     if thin and task.rounds_left and auto_followup_applies(task):
