@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 
 from researchapp.exports.report import report_of
@@ -239,6 +241,19 @@ def test_it_turns_a_weak_models_mistakes_into_error_steps(deep_live, researcher,
     # and the invented page was never fetched
     assert not Source.objects.filter(task=task, url__contains="invented.example").exists()
     assert Step.objects.filter(task=task, tool="open_page", status="done").count() == per_subquestion
+
+
+def test_a_deep_task_runs_to_an_approved_report_that_references_the_paper(
+    deep_live, stub_academic, researcher, analyst
+):
+    # given the researcher that also computes a figure, and every gate approved as proposed
+    deep_live.tool_responder = growth_researcher
+    task = run_deep_task(researcher, analyst=analyst, auto_approve=True)
+    # then the report is approved, its references name the paper by DOI, and the ledger verifies
+    assert task.status == "approved", task.failure_reason
+    markdown = client_for(researcher).get(reverse("export_markdown", args=[task.pk])).content.decode()
+    assert PAPER.doi in markdown.split("## References", 1)[1]
+    call_command("ledger_verify", task=task.pk, stdout=StringIO())
 
 
 # --- budgets ----------------------------------------------------------------------------------

@@ -351,7 +351,7 @@ def _hypotheses_answer(prompt: str) -> dict[str, Any]:
 
 def _write_answer(prompt: str) -> dict[str, Any]:
     claims: list[dict[str, Any]] = []
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()  # a sentence once per section: two sections may share a source
     for subquestion_id, block in _FINDING.findall(prompt):
         sources = _sources(block)
         supporting = [source for source in sources if source[1] == "supports"] or sources
@@ -359,8 +359,8 @@ def _write_answer(prompt: str) -> dict[str, Any]:
             continue
         evidence_id, _, quote = supporting[0]
         text = first_sentence(quote)
-        if text not in seen:
-            seen.add(text)
+        if (subquestion_id, text) not in seen:
+            seen.add((subquestion_id, text))
             claims.append({"section": subquestion_id, "text": text, "evidence_ids": [evidence_id]})
     return {"claims": claims}
 
