@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class StepQuerySet(models.QuerySet):
@@ -27,11 +28,14 @@ class StepManager(models.Manager.from_queryset(StepQuerySet)):  # type: ignore[m
 
 class Step(models.Model):
     class Status(models.TextChoices):
-        STARTED = "started"
-        DONE = "done"
-        ERROR = "error"  # the call could not run (unknown tool, malformed arguments, invented ids)
-        STOPPED = "stopped"  # a budget was reached: the loop ends here
-        ANSWERED = "answered"  # the model said the sub-question is answered
+        STARTED = "started", _("started")
+        DONE = "done", _("done")
+        ERROR = (
+            "error",
+            _("error"),
+        )  # the call could not run (unknown tool, malformed arguments, invented ids)
+        STOPPED = "stopped", _("stopped at a budget")  # a budget was reached: the loop ends here
+        ANSWERED = "answered", _("answered")  # the model (or the extractive loop) ended it
 
     task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="deep_steps")
     subquestion = models.ForeignKey(
