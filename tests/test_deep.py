@@ -269,12 +269,21 @@ def endless(body):
     }
 
 
-@pytest.mark.parametrize(("setting", "budget"), [("DEEP_MAX_STEPS", "steps"), ("DEEP_MAX_TOKENS", "tokens"),
-                                                 ("DEEP_MAX_TOOL_CALLS", "tool_calls")])  # fmt: skip
+BUDGETS = {
+    "DEEP_MAX_STEPS": ("steps", 3),
+    "DEEP_MAX_TOKENS": ("tokens", 1500),
+    "DEEP_MAX_TOOL_CALLS": ("tool_calls", 2),
+    "DEEP_DEADLINE_SECONDS": ("deadline", 0.001),
+}
+
+
+@pytest.mark.parametrize(
+    ("setting", "budget"), [(setting, budget) for setting, (budget, _) in BUDGETS.items()]
+)
 def test_it_stops_a_loop_at_its_budget_and_says_so(deep_live, settings, researcher, analyst, setting, budget):
     # given a model that would search forever, and a small budget
     deep_live.tool_responder = endless
-    limit = {"DEEP_MAX_STEPS": 3, "DEEP_MAX_TOKENS": 1500, "DEEP_MAX_TOOL_CALLS": 2}[setting]
+    limit = BUDGETS[setting][1]
     settings.RESEARCH = {**settings.RESEARCH, setting: limit}
     # when the task runs
     task = run_deep_task(researcher, analyst=analyst)

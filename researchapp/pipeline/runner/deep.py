@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Sum
+from django.db.models import Max
 from django.utils import timezone
 
 from researchapp.models import Event, Evidence, ResearchTask, Stage, Step, SubQuestion
@@ -88,12 +88,12 @@ class Loop:
         return 0 if last is None else last + 1
 
     def spent(self, steps: list[Step]) -> Spent:
-        turns = {step.turn for step in steps if step.call_id or step.tool}
+        turns = {step.turn for step in steps if step.status != Status.STOPPED}
         started = min((step.created for step in steps), default=timezone.now())
         return Spent(
             steps=len(turns),
             tool_calls=sum(1 for step in steps if step.tool and step.status in (Status.DONE, Status.ERROR)),
-            tokens=self.steps.filter(round=self.context.round_no).aggregate(t=Sum("tokens"))["t"] or 0,
+            tokens=sum(step.tokens for step in steps),
             seconds=(timezone.now() - started).total_seconds(),
         )
 

@@ -87,7 +87,13 @@ def run_tool(context: ToolContext, request: tools.ToolRequest, *, seen_urls: fro
     except tools.ToolCallError as error:
         return Outcome(observation({"error": str(error)}), error=str(error))
     except ProviderError as error:
-        context.warn(error.code, f"{request.tool}: {error.message}", query=request.arguments.get("query", ""))
+        arguments = request.arguments
+        context.warn(
+            error.code,
+            f"{request.tool}: {error.message}",
+            query=arguments.get("query", ""),
+            url=arguments.get("url", ""),
+        )
         return Outcome(observation({"error": error.message}), error=error.message)
 
 
