@@ -95,3 +95,28 @@ def test_it_rewrites_its_queries_from_the_names_the_best_passages_mention(
         assert last.status == "answered" or (
             last.status == "stopped" and last.budget in ("steps", "tool_calls")
         )
+
+
+def test_a_resumed_loop_goes_on_where_it_stopped_and_takes_the_same_steps(
+    deep_extractive, stub_web, researcher, analyst
+):
+    # given a finished loop cut back to its first page opening, as a worker that died there leaves it
+    from researchapp.pipeline.runner import run_deep
+
+    task = run_deep_task(researcher, analyst=analyst, engine="extractive")
+    whole = trace(task, stub_web.base_url)
+    first_page = (
+        Step.objects.filter(task=task, tool="open_page").order_by("subquestion__order", "index").first()
+    )
+    subquestion = first_page.subquestion
+    Step.objects.filter(subquestion=subquestion, index__gt=first_page.index).delete()
+    subquestion.collected_round = 0
+    subquestion.save(update_fields=["collected_round"])
+    searches = len(deep_extractive.searches)
+    # when the loop runs again
+    assert run_deep(task, subquestion, 1)
+    # then it takes the steps it took the first time, without searching again what it had searched
+    assert trace(task, stub_web.base_url) == whole
+    kept = Step.objects.filter(subquestion=subquestion, tool="web_search", index__lt=first_page.index).count()
+    redone = Step.objects.filter(subquestion=subquestion, tool="web_search").count() - kept
+    assert len(deep_extractive.searches) - searches == redone

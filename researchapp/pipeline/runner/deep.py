@@ -14,7 +14,6 @@ worker, a redelivered job) replays the done steps without running them, re-runs 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -238,29 +237,35 @@ class ExtractiveLoop(Loop):
     """Without a model: search, open, select; rewrite the queries from the best passages; again."""
 
     def run(self) -> None:
+        """1. Finish what a dead worker left: its started steps, the pages its last searches found.
+        2. Covered (enough passages clear the bar)? Answered. 3. Search what is new: the planned
+        queries first, then queries rewritten from the names the best passages mention; nothing
+        new is an answer too. 4. Open what the searches found; again from 2."""
         self.resume_started()
         context = self.context
         value = subquestion_value(context.subquestion, round_no=context.round_no)
-        queries: Iterable[str] = value.queries or (value.text,)
         turn = max((step.turn for step in self.round_steps()), default=0)
+        if turn:
+            self.open_results(turn)
         searched = {step.arguments.get("query") for step in self.steps.filter(tool=tools.WEB_SEARCH)}
         while not self.finished() and not self.stop_if_spent():
-            turn += 1
-            fresh = [query for query in queries if query not in searched]
-            if not fresh:
-                self.record(turn=turn, status=Status.ANSWERED, thought="Nothing new to search.")
-                return
-            for query in fresh:
-                searched.add(query)
-                self.call(turn, tools.ToolRequest(tools.WEB_SEARCH, {"query": query}))
-            self.open_results(turn)
-            passages = self.passages()
+            passages = self.passages() if turn else []
             if sum(1 for passage in passages if passage.clears_bar) >= COVERED_PASSAGES:
                 self.record(
                     turn=turn, status=Status.ANSWERED, thought="The stored passages cover the sub-question."
                 )
                 return
-            queries = bridge_queries(value, passages, question=context.task.question)
+            planned = value.queries or (value.text,)
+            queries = bridge_queries(value, passages, question=context.task.question) if turn else planned
+            fresh = [query for query in dict.fromkeys(queries) if query not in searched]
+            if not fresh:
+                self.record(turn=turn, status=Status.ANSWERED, thought="Nothing new to search.")
+                return
+            turn += 1
+            for query in fresh:
+                searched.add(query)
+                self.call(turn, tools.ToolRequest(tools.WEB_SEARCH, {"query": query}))
+            self.open_results(turn)
 
     def call(self, turn: int, request: tools.ToolRequest) -> Step | None:
         if self.stop_if_spent():
