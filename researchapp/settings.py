@@ -343,6 +343,11 @@ RESEARCH = {
     "SEMANTIC_SCHOLAR_URL": os.environ.get("SEMANTIC_SCHOLAR_URL", "https://api.semanticscholar.org"),
     "SEMANTIC_SCHOLAR_API_KEY": os.environ.get("SEMANTIC_SCHOLAR_API_KEY", ""),
     "ACADEMIC_TIMEOUT": env_positive_float("RESEARCH_ACADEMIC_TIMEOUT", 20.0),
+    # Requests per second, shared by every worker: arXiv asks for one every three seconds, OpenAlex
+    # allows ten, Semantic Scholar one (with or without a key).
+    "OPENALEX_RATE_PER_SECOND": env_positive_float("OPENALEX_RATE_PER_SECOND", 10.0),
+    "ARXIV_RATE_PER_SECOND": env_positive_float("ARXIV_RATE_PER_SECOND", 1 / 3),
+    "SEMANTIC_SCHOLAR_RATE_PER_SECOND": env_positive_float("SEMANTIC_SCHOLAR_RATE_PER_SECOND", 1.0),
     "OPENAI_API_KEY": os.environ.get("OPENAI_API_KEY", ""),
     "OPENAI_BASE_URL": os.environ.get("OPENAI_BASE_URL", ""),
     "OPENAI_MODEL": os.environ.get("OPENAI_MODEL", "gpt-4o-mini"),

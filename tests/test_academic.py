@@ -317,3 +317,24 @@ def test_it_refuses_a_paper_without_text():
     with pytest.raises(ValueError, match="has no text"):
         store_paper(subquestion.plan.task, paper(text="  "), subquestion=subquestion, round=1)
     assert subquestion.plan.task.sources.count() == 0
+
+
+def test_the_registry_keeps_each_api_within_its_rate_limit(settings, api, monkeypatch):
+    # given arXiv's budget of one request per 100 seconds, and a wait of at most half a second
+    from researchapp.providers.ratelimit import RateLimiter
+
+    monkeypatch.setattr(registry, "rate_limiter", lambda: RateLimiter(None, prefix="test-academic:"))
+    settings.RESEARCH = {
+        **settings.RESEARCH,
+        "ARXIV_URL": api.origin,
+        "ARXIV_RATE_PER_SECOND": 0.01,
+        "ACADEMIC_TIMEOUT": 0.5,
+    }
+    arxiv = registry.academic_search("arxiv")
+    # when searching twice
+    assert [paper.provider for paper in arxiv.search("perovskite")] == ["arxiv"]
+    with pytest.raises(ProviderError) as raised:
+        arxiv.search("perovskite")
+    # then the second waits for no slot within its timeout: refused before it reaches the API
+    assert raised.value.code == "rate_limited" and raised.value.retryable
+    assert len(api.requests) == 1
