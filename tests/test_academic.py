@@ -231,19 +231,28 @@ def test_the_registry_refuses_an_unknown_provider():
         registry.academic_search("scholar")
 
 
-def test_settings_refuse_an_unknown_academic_provider(monkeypatch):
-    from django.core.exceptions import ImproperlyConfigured
+def test_settings_choose_academic_providers_by_profile_and_refuse_unknown_ones():
+    import os
+    import subprocess
+    import sys
 
-    from researchapp.settings import academic_providers_from_environment
+    def providers(**env: str) -> subprocess.CompletedProcess:
+        code = "from researchapp.settings import RESEARCH; print(','.join(RESEARCH['ACADEMIC_PROVIDERS']))"
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
+        return subprocess.run(
+            [sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True, timeout=60
+        )
 
-    monkeypatch.setenv("RESEARCH_ACADEMIC_PROVIDERS", "openalex,scholar")
-    with pytest.raises(ImproperlyConfigured, match="scholar unknown"):
-        academic_providers_from_environment("tavily")
-    monkeypatch.delenv("RESEARCH_ACADEMIC_PROVIDERS")
-    assert academic_providers_from_environment("tavily") == ("openalex", "arxiv", "semantic_scholar")
-    assert academic_providers_from_environment("local") == ()
-    monkeypatch.setenv("RESEARCH_ACADEMIC_PROVIDERS", "none")
-    assert academic_providers_from_environment("tavily") == ()
+    assert providers().stdout.strip() == ""  # the offline profile asks no outside host
+    assert providers(RESEARCH_SEARCH_PROVIDER="tavily").stdout.strip() == "openalex,arxiv,semantic_scholar"
+    chosen = providers(RESEARCH_SEARCH_PROVIDER="tavily", RESEARCH_ACADEMIC_PROVIDERS="arxiv, openalex,arxiv")
+    assert chosen.stdout.strip() == "arxiv,openalex"
+    assert (
+        providers(RESEARCH_SEARCH_PROVIDER="tavily", RESEARCH_ACADEMIC_PROVIDERS="none").stdout.strip() == ""
+    )
+    refused = providers(RESEARCH_ACADEMIC_PROVIDERS="openalex,scholar")
+    assert refused.returncode != 0
+    assert "RESEARCH_ACADEMIC_PROVIDERS: scholar unknown" in refused.stderr
 
 
 # --- stored as sources -----------------------------------------------------------------------------
