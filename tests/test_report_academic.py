@@ -154,3 +154,33 @@ def test_hostile_reference_fields_are_escaped_in_every_format(researcher):
 
     body = client_for(analyst_persona("reader")).get(reverse("report_view", args=[scenario.task.pk])).content
     assert b"<img src=x" not in body and b"&lt;img src=x onerror=alert(1)&gt;" in body
+
+
+def test_the_json_ledger_holds_the_papers_reference_and_the_hypotheses(written):
+    import json
+
+    from researchapp.exports.ledger import ledger_json
+
+    scenario, draft, paper_evidence, accepted = written
+    data = json.loads(ledger_json(draft))
+    paper = next(source for source in data["sources"] if source["id"] == paper_evidence.source_id)
+    assert (paper["doi"], paper["venue"], paper["year"], paper["provider"]) == (
+        "10.5555/tram.2022.3",
+        "Journal of Transit Data",
+        2022,
+        "openalex",
+    )
+    assert paper["authors"] == list(PAPER.authors)
+    web = next(source for source in data["sources"] if source["id"] == scenario.sources[0].pk)
+    assert "doi" not in web
+    verdict = next(h for h in data["hypotheses"] if h["id"] == accepted.pk)
+    assert (verdict["status"], verdict["decided_by"], verdict["note"]) == (
+        "accepted",
+        "analyst",
+        "Counters are audited.",
+    )
+    e1, e2, _ = scenario.evidence
+    assert sorted((e["id"], e["stance"]) for e in verdict["evidence"]) == [
+        (e1.pk, "support"),
+        (e2.pk, "refute"),
+    ]
