@@ -347,3 +347,39 @@ def test_the_registry_keeps_each_api_within_its_rate_limit(settings, api, monkey
     # then the second waits for no slot within its timeout: refused before it reaches the API
     assert raised.value.code == "rate_limited" and raised.value.retryable
     assert len(api.requests) == 1
+
+
+@pytest.mark.django_db
+def test_search_papers_stores_each_paper_once_and_turns_a_failing_api_into_a_warning(api):
+    # given three APIs on the stub, the first answering 429 and the other two finding the same paper
+    from researchapp.models import Event
+    from researchapp.pipeline.runner.academic import search_papers
+
+    subquestion = SubQuestionFactory()
+    task = subquestion.plan.task
+    api.fail_next(Failure.http(429))
+    providers = [SemanticScholarSearch(api.origin), OpenAlexSearch(api.origin), ArxivSearch(api.origin)]
+    # when
+    sources = search_papers(task, subquestion, "perovskite damp heat", round_no=1, providers=providers)
+    # then the paper is stored once (its DOI), by the first API that answered, and the 429 is a warning
+    assert [(s.provider, s.doi) for s in sources] == [("openalex", "10.1234/psc.2023.017")]
+    assert task.sources.count() == 1
+    [warning] = Event.objects.filter(task=task, kind=Event.Kind.WARNING)
+    assert (
+        "Semantic Scholar search for 'perovskite damp heat' hit the rate limit (HTTP 429)" in warning.message
+    )
+    assert warning.data["code"] == "rate_limited" and warning.data["query"] == "perovskite damp heat"
+
+
+@pytest.mark.django_db
+def test_search_papers_stores_nothing_when_every_api_fails(api):
+    from researchapp.models import Event
+    from researchapp.pipeline.runner.academic import search_papers
+
+    subquestion = SubQuestionFactory()
+    task = subquestion.plan.task
+    api.fail_next(Failure.http(500), Failure.http(500), Failure.http(429))
+    providers = [OpenAlexSearch(api.origin), ArxivSearch(api.origin), SemanticScholarSearch(api.origin)]
+    assert search_papers(task, subquestion, "perovskite", round_no=1, providers=providers) == []
+    assert task.sources.count() == 0
+    assert Event.objects.filter(task=task, kind=Event.Kind.WARNING).count() == 3
