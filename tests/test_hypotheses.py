@@ -361,3 +361,23 @@ def test_in_the_browser_an_analyst_accepts_a_hypothesis_and_opens_its_quote(live
         assert page.evaluate("window.htmxErrors") == []
     hypothesis.refresh_from_db()
     assert (hypothesis.status, hypothesis.decided_by) == ("accepted", analyst)
+
+
+@pytest.mark.django_db
+def test_the_partial_renders_included_in_another_page_with_the_selectors_context(analyst, hypothesis):
+    # given the include line the evidence review adds, and the context its view adds
+    from django.template import engines
+    from django.test import RequestFactory
+
+    from reviews.selectors import hypotheses_context
+
+    page = engines["django"].from_string('<main>{% include "partials/hypotheses.html" %}</main>')
+    request = RequestFactory().get("/")
+    request.user = analyst
+    task = hypothesis.task
+    # when
+    html = page.render({"task": task, **hypotheses_context(task, analyst)}, request)
+    # then every hypothesis is there with its buttons, and the page's own messages are left to it
+    assert html.count('data-testid="hypothesis"') == 2
+    assert 'data-testid="hypothesis-accept"' in html
+    assert 'data-testid="messages"' not in html
