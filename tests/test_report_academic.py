@@ -79,6 +79,14 @@ def test_the_draft_has_a_hypotheses_section_with_both_sides_and_the_verdict(writ
     assert f"For E{e1.pk}: “{e1.quote}”" in draft.markdown
     assert f"Against E{e2.pk}: “{e2.quote}”" in draft.markdown
     assert "Decision: accepted (by analyst" in draft.markdown and "Counters are audited." in draft.markdown
+    # and the draft's references name the paper as a paper
+    reference = (
+        "Mara Okafor, Jun Sato, Ines Duarte et al. · Journal of Transit Data · 2022 · DOI 10.5555/tram.2022.3"
+    )
+    assert (
+        f"[E{paper_evidence.pk}] “{paper_evidence.quote}” — {PAPER.title}, {reference}, https"
+        in draft.markdown
+    )
     # and the checks still pass: a hypothesis is a record, not a claim
     assert draft.status == "checked", draft.check_issues
 
