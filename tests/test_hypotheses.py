@@ -172,7 +172,7 @@ def test_it_stores_hypotheses_once_with_their_evidence(gate):
         (e2.pk, HypothesisStance.REFUTE),
     }
     assert conflict.status == "open" and conflict.proposed_by == "extractive"
-    assert Event.objects.filter(task=gate.task, message__startswith="2 hypotheses proposed").count() == 2
+    assert Event.objects.filter(task=gate.task, message__startswith="2 hypotheses proposed").count() == 1
 
 
 @pytest.mark.django_db
