@@ -79,6 +79,14 @@ def env_list(name: str, default: str = "") -> list[str]:
     return items
 
 
+def env_subset(name: str, default: str, choices: tuple[str, ...]) -> tuple[str, ...]:
+    """Comma-separated names out of ``choices``, each once; "none" for none."""
+    names = [item for item in env_list(name, default) if item != "none"]
+    if unknown := [item for item in names if item not in choices]:
+        raise ImproperlyConfigured(f"{name}: {', '.join(unknown)} unknown; choose from {', '.join(choices)}.")
+    return tuple(dict.fromkeys(names))
+
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("RESEARCH_VAR_DIR", BASE_DIR / "var"))
 
@@ -294,23 +302,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # --- Research -------------------------------------------------------------------------------
 # Allowed values are written at the call: an upper-case constant in this module would become a setting.
 search_provider_name = env_choice("RESEARCH_SEARCH_PROVIDER", "local", ("local", "tavily"))
-academic_provider_names = ("openalex", "arxiv", "semantic_scholar")
-
-
-def academic_providers_from_environment(search_provider: str) -> tuple[str, ...]:
-    """RESEARCH_ACADEMIC_PROVIDERS (comma-separated, "none" for none); by default all of them with live
-    web search, none with the local corpus: the offline profile reaches no outside host."""
-    default = ",".join(academic_provider_names) if search_provider == "tavily" else ""
-    names = [name for name in env_list("RESEARCH_ACADEMIC_PROVIDERS", default) if name != "none"]
-    unknown = [name for name in names if name not in academic_provider_names]
-    if unknown:
-        raise ImproperlyConfigured(
-            f"RESEARCH_ACADEMIC_PROVIDERS: {', '.join(unknown)} unknown; "
-            f"choose from {', '.join(academic_provider_names)} (or none)."
-        )
-    return tuple(dict.fromkeys(names))
-
-
+# Academic search: all three APIs with live web search, none offline (that profile reaches no outside host).
+academic_names = ("openalex", "arxiv", "semantic_scholar")
+academic_default = ",".join(academic_names) if search_provider_name == "tavily" else ""
 RESEARCH = {
     # "local" searches the corpus stored in the database; "tavily" searches the web.
     "SEARCH_PROVIDER": search_provider_name,
@@ -341,13 +335,16 @@ RESEARCH = {
     "TAVILY_RATE_PER_SECOND": env_positive_float("TAVILY_RATE_PER_SECOND", 5.0),
     "TAVILY_RATE_BURST": env_int("TAVILY_RATE_BURST", 5, minimum=1),
     # Academic search (deep mode): which APIs, where they are, and how long to wait for them.
-    "ACADEMIC_PROVIDERS": academic_providers_from_environment(search_provider_name),
+    "ACADEMIC_PROVIDERS": env_subset("RESEARCH_ACADEMIC_PROVIDERS", academic_default, academic_names),
     "OPENALEX_URL": os.environ.get("OPENALEX_URL", "https://api.openalex.org"),
     "OPENALEX_MAILTO": os.environ.get("OPENALEX_MAILTO", ""),
     "ARXIV_URL": os.environ.get("ARXIV_URL", "https://export.arxiv.org"),
     "SEMANTIC_SCHOLAR_URL": os.environ.get("SEMANTIC_SCHOLAR_URL", "https://api.semanticscholar.org"),
     "SEMANTIC_SCHOLAR_API_KEY": os.environ.get("SEMANTIC_SCHOLAR_API_KEY", ""),
     "ACADEMIC_TIMEOUT": env_positive_float("RESEARCH_ACADEMIC_TIMEOUT", 20.0),
+    "OPENALEX_RATE_PER_SECOND": env_positive_float("OPENALEX_RATE_PER_SECOND", 10.0),
+    "ARXIV_RATE_PER_SECOND": env_positive_float("ARXIV_RATE_PER_SECOND", 1 / 3),
+    "SEMANTIC_SCHOLAR_RATE_PER_SECOND": env_positive_float("SEMANTIC_SCHOLAR_RATE_PER_SECOND", 1.0),
     "OPENAI_API_KEY": os.environ.get("OPENAI_API_KEY", ""),
     "OPENAI_BASE_URL": os.environ.get("OPENAI_BASE_URL", ""),
     "OPENAI_MODEL": os.environ.get("OPENAI_MODEL", "gpt-4o-mini"),

@@ -1,8 +1,9 @@
 """Hypotheses at the evidence gate: the list with each side's quotes, and an analyst's verdict on one.
 
-The evidence review page includes ``partials/hypotheses.html`` with ``hypotheses_context``; the
-partial's forms post here, and an htmx POST gets the partial back, rendered from fresh data. The
-same URL without htmx is a page of its own (and a POST without htmx redirects back to it).
+The evidence review page includes ``partials/hypotheses.html`` with the context of
+``reviews.selectors.hypotheses_context``; the partial's forms post here, and an htmx POST gets the
+partial back, rendered from fresh data. The same URL without htmx is a page of its own (and a POST
+without htmx redirects back to it).
 """
 
 from __future__ import annotations
@@ -25,15 +26,6 @@ from reviews import services
 from reviews.hypothesis_forms import HypothesisDecisionForm
 
 
-def hypotheses_context(request: HttpRequest, task: ResearchTask) -> dict:
-    """What ``partials/hypotheses.html`` needs, for any page that includes it."""
-    return {
-        "hypotheses": review_selectors.hypotheses_for_review(task),
-        "can_decide_hypotheses": is_analyst(request.user)
-        and task.status == ResearchTask.Status.AWAITING_EVIDENCE_REVIEW,
-    }
-
-
 @login_required
 @vary_on_headers("HX-Request")
 @require_http_methods(["GET", "POST"])
@@ -46,7 +38,7 @@ def hypotheses_review(request: HttpRequest, task_id: int) -> HttpResponse:
         if not request.htmx:
             return redirect(request.path)
     task = selectors.visible_task(task_id, request.user)
-    context = {"task": task, "own_messages": True, **hypotheses_context(request, task)}
+    context = {"task": task, "own_messages": True, **review_selectors.hypotheses_context(task, request.user)}
     template = "partials/hypotheses.html" if request.htmx else "hypotheses_review.html"
     return render(request, template, context)
 

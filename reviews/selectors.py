@@ -20,6 +20,7 @@ from researchapp.models import (
     ResearchTask,
     SubQuestion,
 )
+from researchapp.permissions import is_analyst
 from researchapp.pipeline.report.document import Document
 
 # --- plan -----------------------------------------------------------------------------------------
@@ -274,3 +275,12 @@ def hypotheses_for_review(task: ResearchTask) -> list[HypothesisItem]:
 
 def hypothesis_in_task(task: ResearchTask, hypothesis_id: int) -> Hypothesis:
     return get_object_or_404(Hypothesis.objects.select_related("task"), pk=hypothesis_id, task=task)
+
+
+def hypotheses_context(task: ResearchTask, user) -> dict:
+    """What ``partials/hypotheses.html`` needs, for any page that includes it (the evidence review)."""
+    return {
+        "hypotheses": hypotheses_for_review(task),
+        "can_decide_hypotheses": is_analyst(user)
+        and task.status == ResearchTask.Status.AWAITING_EVIDENCE_REVIEW,
+    }

@@ -31,6 +31,16 @@ def empty_provider_cache():
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def quick_academic_rates(settings):
+    """The academic APIs' real rate limits (arXiv: one request every three seconds) would make every
+    test that searches them wait on the ones before it; tests of the limit set their own."""
+    settings.RESEARCH = {
+        **settings.RESEARCH,
+        **{f"{name}_RATE_PER_SECOND": 1000.0 for name in ("OPENALEX", "ARXIV", "SEMANTIC_SCHOLAR")},
+    }
+
+
 @pytest.fixture
 def no_network(monkeypatch):
     """Any connection to an address outside 127.0.0.0/8 fails; the list records every connect."""

@@ -231,19 +231,28 @@ def test_the_registry_refuses_an_unknown_provider():
         registry.academic_search("scholar")
 
 
-def test_settings_refuse_an_unknown_academic_provider(monkeypatch):
-    from django.core.exceptions import ImproperlyConfigured
+def test_settings_choose_academic_providers_by_profile_and_refuse_unknown_ones():
+    import os
+    import subprocess
+    import sys
 
-    from researchapp.settings import academic_providers_from_environment
+    def providers(**env: str) -> subprocess.CompletedProcess:
+        code = "from researchapp.settings import RESEARCH; print(','.join(RESEARCH['ACADEMIC_PROVIDERS']))"
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
+        return subprocess.run(
+            [sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True, timeout=60
+        )
 
-    monkeypatch.setenv("RESEARCH_ACADEMIC_PROVIDERS", "openalex,scholar")
-    with pytest.raises(ImproperlyConfigured, match="scholar unknown"):
-        academic_providers_from_environment("tavily")
-    monkeypatch.delenv("RESEARCH_ACADEMIC_PROVIDERS")
-    assert academic_providers_from_environment("tavily") == ("openalex", "arxiv", "semantic_scholar")
-    assert academic_providers_from_environment("local") == ()
-    monkeypatch.setenv("RESEARCH_ACADEMIC_PROVIDERS", "none")
-    assert academic_providers_from_environment("tavily") == ()
+    assert providers().stdout.strip() == ""  # the offline profile asks no outside host
+    assert providers(RESEARCH_SEARCH_PROVIDER="tavily").stdout.strip() == "openalex,arxiv,semantic_scholar"
+    chosen = providers(RESEARCH_SEARCH_PROVIDER="tavily", RESEARCH_ACADEMIC_PROVIDERS="arxiv, openalex,arxiv")
+    assert chosen.stdout.strip() == "arxiv,openalex"
+    assert (
+        providers(RESEARCH_SEARCH_PROVIDER="tavily", RESEARCH_ACADEMIC_PROVIDERS="none").stdout.strip() == ""
+    )
+    refused = providers(RESEARCH_ACADEMIC_PROVIDERS="openalex,scholar")
+    assert refused.returncode != 0
+    assert "RESEARCH_ACADEMIC_PROVIDERS: scholar unknown" in refused.stderr
 
 
 # --- stored as sources -----------------------------------------------------------------------------
@@ -317,3 +326,60 @@ def test_it_refuses_a_paper_without_text():
     with pytest.raises(ValueError, match="has no text"):
         store_paper(subquestion.plan.task, paper(text="  "), subquestion=subquestion, round=1)
     assert subquestion.plan.task.sources.count() == 0
+
+
+def test_the_registry_keeps_each_api_within_its_rate_limit(settings, api, monkeypatch):
+    # given arXiv's budget of one request per 100 seconds, and a wait of at most half a second
+    from researchapp.providers.ratelimit import RateLimiter
+
+    monkeypatch.setattr(registry, "rate_limiter", lambda: RateLimiter(None, prefix="test-academic:"))
+    settings.RESEARCH = {
+        **settings.RESEARCH,
+        "ARXIV_URL": api.origin,
+        "ARXIV_RATE_PER_SECOND": 0.01,
+        "ACADEMIC_TIMEOUT": 0.5,
+    }
+    arxiv = registry.academic_search("arxiv")
+    # when searching twice
+    assert [paper.provider for paper in arxiv.search("perovskite")] == ["arxiv"]
+    with pytest.raises(ProviderError) as raised:
+        arxiv.search("perovskite")
+    # then the second waits for no slot within its timeout: refused before it reaches the API
+    assert raised.value.code == "rate_limited" and raised.value.retryable
+    assert len(api.requests) == 1
+
+
+@pytest.mark.django_db
+def test_search_papers_stores_each_paper_once_and_turns_a_failing_api_into_a_warning(api):
+    # given three APIs on the stub, the first answering 429 and the other two finding the same paper
+    from researchapp.models import Event
+    from researchapp.pipeline.runner.academic import search_papers
+
+    subquestion = SubQuestionFactory()
+    task = subquestion.plan.task
+    api.fail_next(Failure.http(429))
+    providers = [SemanticScholarSearch(api.origin), OpenAlexSearch(api.origin), ArxivSearch(api.origin)]
+    # when
+    sources = search_papers(task, subquestion, "perovskite damp heat", round_no=1, providers=providers)
+    # then the paper is stored once (its DOI), by the first API that answered, and the 429 is a warning
+    assert [(s.provider, s.doi) for s in sources] == [("openalex", "10.1234/psc.2023.017")]
+    assert task.sources.count() == 1
+    [warning] = Event.objects.filter(task=task, kind=Event.Kind.WARNING)
+    assert (
+        "Semantic Scholar search for 'perovskite damp heat' hit the rate limit (HTTP 429)" in warning.message
+    )
+    assert warning.data["code"] == "rate_limited" and warning.data["query"] == "perovskite damp heat"
+
+
+@pytest.mark.django_db
+def test_search_papers_stores_nothing_when_every_api_fails(api):
+    from researchapp.models import Event
+    from researchapp.pipeline.runner.academic import search_papers
+
+    subquestion = SubQuestionFactory()
+    task = subquestion.plan.task
+    api.fail_next(Failure.http(500), Failure.http(500), Failure.http(429))
+    providers = [OpenAlexSearch(api.origin), ArxivSearch(api.origin), SemanticScholarSearch(api.origin)]
+    assert search_papers(task, subquestion, "perovskite", round_no=1, providers=providers) == []
+    assert task.sources.count() == 0
+    assert Event.objects.filter(task=task, kind=Event.Kind.WARNING).count() == 3

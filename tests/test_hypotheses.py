@@ -172,7 +172,7 @@ def test_it_stores_hypotheses_once_with_their_evidence(gate):
         (e2.pk, HypothesisStance.REFUTE),
     }
     assert conflict.status == "open" and conflict.proposed_by == "extractive"
-    assert Event.objects.filter(task=gate.task, message__startswith="2 hypotheses proposed").count() == 2
+    assert Event.objects.filter(task=gate.task, message__startswith="2 hypotheses proposed").count() == 1
 
 
 @pytest.mark.django_db
@@ -329,3 +329,55 @@ def test_a_conflict_worded_by_a_model_is_tested_as_it_stands():
     [hypothesis] = propose_extractive("q", [conflict])
     assert hypothesis.statement == "The tram carries 42,000 riders a day."
     assert "otherwise" in hypothesis.refutes_if
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_in_the_browser_an_analyst_accepts_a_hypothesis_and_opens_its_quote(live_server, researcher, analyst):
+    from tests.browser import chromium_page, log_in
+
+    # given the tram task's hypotheses
+    scenario = evidence_review_task(researcher)
+    run_hypotheses(scenario.task)
+    hypothesis = Hypothesis.objects.get(task=scenario.task, key=f"conflict:{scenario.conflict.pk}")
+    supports = scenario.evidence[0]
+    with chromium_page(live_server.url) as page:
+        page.add_init_script("window.htmxErrors = []; document.addEventListener('htmx:targetError', "
+                             "e => window.htmxErrors.push(e.type));")  # fmt: skip
+        log_in(page, analyst.username)
+        page.goto(reverse("hypotheses_review", args=[scenario.task.pk]))
+        card = page.locator(f'[data-testid="hypothesis"][data-hypothesis="{hypothesis.pk}"]')
+        # when the analyst reads the supporting quote in its source, then accepts with a note
+        card.get_by_test_id("hypothesis-support").get_by_test_id("evidence-link").click()
+        page.wait_for_selector(f'#side-panel [data-testid="evidence-context"][data-evidence="{supports.pk}"]')
+        page.locator("#side-panel [data-close-panel]").click()  # the panel covers the page's right side
+        card.get_by_test_id("hypothesis-note").fill("The authority's count is audited.")
+        card.get_by_test_id("hypothesis-accept").click()
+        # then the card shows the stored verdict, swapped in place
+        page.wait_for_selector(
+            f'[data-testid="hypothesis"][data-hypothesis="{hypothesis.pk}"][data-status="accepted"]'
+        )
+        assert "The authority's count is audited." in card.get_by_test_id("hypothesis-status").inner_text()
+        assert page.evaluate("window.htmxErrors") == []
+    hypothesis.refresh_from_db()
+    assert (hypothesis.status, hypothesis.decided_by) == ("accepted", analyst)
+
+
+@pytest.mark.django_db
+def test_the_partial_renders_included_in_another_page_with_the_selectors_context(analyst, hypothesis):
+    # given the include line the evidence review adds, and the context its view adds
+    from django.template import engines
+    from django.test import RequestFactory
+
+    from reviews.selectors import hypotheses_context
+
+    page = engines["django"].from_string('<main>{% include "partials/hypotheses.html" %}</main>')
+    request = RequestFactory().get("/")
+    request.user = analyst
+    task = hypothesis.task
+    # when
+    html = page.render({"task": task, **hypotheses_context(task, analyst)}, request)
+    # then every hypothesis is there with its buttons, and the page's own messages are left to it
+    assert html.count('data-testid="hypothesis"') == 2
+    assert 'data-testid="hypothesis-accept"' in html
+    assert 'data-testid="messages"' not in html

@@ -79,6 +79,14 @@ def test_the_draft_has_a_hypotheses_section_with_both_sides_and_the_verdict(writ
     assert f"For E{e1.pk}: “{e1.quote}”" in draft.markdown
     assert f"Against E{e2.pk}: “{e2.quote}”" in draft.markdown
     assert "Decision: accepted (by analyst" in draft.markdown and "Counters are audited." in draft.markdown
+    # and the draft's references name the paper as a paper
+    reference = (
+        "Mara Okafor, Jun Sato, Ines Duarte et al. · Journal of Transit Data · 2022 · DOI 10.5555/tram.2022.3"
+    )
+    assert (
+        f"[E{paper_evidence.pk}] “{paper_evidence.quote}” — {PAPER.title}, {reference}, https"
+        in draft.markdown
+    )
     # and the checks still pass: a hypothesis is a record, not a claim
     assert draft.status == "checked", draft.check_issues
 
@@ -154,3 +162,33 @@ def test_hostile_reference_fields_are_escaped_in_every_format(researcher):
 
     body = client_for(analyst_persona("reader")).get(reverse("report_view", args=[scenario.task.pk])).content
     assert b"<img src=x" not in body and b"&lt;img src=x onerror=alert(1)&gt;" in body
+
+
+def test_the_json_ledger_holds_the_papers_reference_and_the_hypotheses(written):
+    import json
+
+    from researchapp.exports.ledger import ledger_json
+
+    scenario, draft, paper_evidence, accepted = written
+    data = json.loads(ledger_json(draft))
+    paper = next(source for source in data["sources"] if source["id"] == paper_evidence.source_id)
+    assert (paper["doi"], paper["venue"], paper["year"], paper["provider"]) == (
+        "10.5555/tram.2022.3",
+        "Journal of Transit Data",
+        2022,
+        "openalex",
+    )
+    assert paper["authors"] == list(PAPER.authors)
+    web = next(source for source in data["sources"] if source["id"] == scenario.sources[0].pk)
+    assert "doi" not in web
+    verdict = next(h for h in data["hypotheses"] if h["id"] == accepted.pk)
+    assert (verdict["status"], verdict["decided_by"], verdict["note"]) == (
+        "accepted",
+        "analyst",
+        "Counters are audited.",
+    )
+    e1, e2, _ = scenario.evidence
+    assert sorted((e["id"], e["stance"]) for e in verdict["evidence"]) == [
+        (e1.pk, "support"),
+        (e2.pk, "refute"),
+    ]

@@ -15,6 +15,7 @@ from django.db.models import QuerySet
 
 from researchapp.core.enums import INSUFFICIENT_MARK, Intent
 from researchapp.models import Evidence, ReportDraft, ResearchTask, Source
+from researchapp.pipeline.report import paper_reference
 from researchapp.pipeline.report.document import (
     Decision,
     Document,
@@ -32,7 +33,6 @@ DEMO_NOTICE = (
     "sites do not exist. Do not act on it."
 )
 _UNSAFE_IN_URL = frozenset(" \t\r\n\"'<>\\`")
-MAX_AUTHORS = 3  # more are "et al."
 
 
 def safe_link(url: str) -> str:
@@ -67,8 +67,7 @@ class Reference:
     @property
     def byline(self) -> str:
         """ "Lima, Zhang, Okafor et al. · Journal of Photovoltaics · 2023": who, where, when."""
-        names = ", ".join(self.authors[:MAX_AUTHORS]) + (" et al." if len(self.authors) > MAX_AUTHORS else "")
-        return " · ".join(part for part in (names, self.venue, str(self.year or "")) if part)
+        return paper_reference(self.authors, self.venue, self.year)
 
     @property
     def doi_link(self) -> str:

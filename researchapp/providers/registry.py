@@ -8,7 +8,7 @@ from importlib.metadata import version
 from django.conf import settings
 from django.core.cache import cache
 
-from researchapp.providers.academic import AcademicSearch
+from researchapp.providers.academic import AcademicSearch, RateLimitedAcademic
 from researchapp.providers.academic.arxiv import ArxivSearch
 from researchapp.providers.academic.openalex import OpenAlexSearch
 from researchapp.providers.academic.semantic_scholar import SemanticScholarSearch
@@ -56,19 +56,23 @@ def web_search(name: str, *, depth: str, recency_days: int | None) -> SearchProv
 
 
 def academic_search(name: str) -> AcademicSearch:
-    """One academic API by name, at the base URL its setting names."""
+    """One academic API by name, at the base URL its setting names, within its rate limit."""
     timeout = conf("ACADEMIC_TIMEOUT")
+    search: AcademicSearch
     if name == "openalex":
-        return OpenAlexSearch(conf("OPENALEX_URL"), timeout=timeout, mailto=conf("OPENALEX_MAILTO"))
-    if name == "arxiv":
-        return ArxivSearch(conf("ARXIV_URL"), timeout=timeout)
-    if name == "semantic_scholar":
-        return SemanticScholarSearch(
+        search = OpenAlexSearch(conf("OPENALEX_URL"), timeout=timeout, mailto=conf("OPENALEX_MAILTO"))
+    elif name == "arxiv":
+        search = ArxivSearch(conf("ARXIV_URL"), timeout=timeout)
+    elif name == "semantic_scholar":
+        search = SemanticScholarSearch(
             conf("SEMANTIC_SCHOLAR_URL"), timeout=timeout, api_key=conf("SEMANTIC_SCHOLAR_API_KEY")
         )
-    raise ConfigurationError(
-        f"unknown academic search provider {name!r}; choose one of {', '.join(ACADEMIC_PROVIDERS)}"
-    )
+    else:
+        raise ConfigurationError(
+            f"unknown academic search provider {name!r}; choose one of {', '.join(ACADEMIC_PROVIDERS)}"
+        )
+    rate = conf(f"{name.upper()}_RATE_PER_SECOND")
+    return RateLimitedAcademic(search, rate_limiter(), rate_per_second=rate, timeout=timeout)
 
 
 def academic_providers() -> list[AcademicSearch]:

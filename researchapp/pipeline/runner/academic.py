@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.db import IntegrityError, transaction
 
 from researchapp.core.urls import normalize_url
-from researchapp.models import ResearchTask, Source, SubQuestion
+from researchapp.models import ResearchTask, Source, Stage, SubQuestion
+from researchapp.pipeline import values
 from researchapp.pipeline.collector.clusters import density
 from researchapp.pipeline.runner.collect import recluster
-from researchapp.providers.academic import Paper
+from researchapp.pipeline.runner.rows import record_warnings
+from researchapp.providers import registry
+from researchapp.providers.academic import AcademicSearch, Paper
+from researchapp.providers.base import ProviderError
 
 EXTRACTION_ABSTRACT = "abstract"
 EXTRACTION_FULL_TEXT = "full_text"
@@ -62,3 +68,36 @@ def create_paper_source(task: ResearchTask, paper: Paper, *, round_no: int) -> S
             )
     except IntegrityError:  # another worker stored it between our look and our insert
         return Source.objects.get(task=task, normalized_url=normalize_url(paper.url))
+
+
+def search_papers(
+    task: ResearchTask,
+    subquestion: SubQuestion,
+    query: str,
+    *,
+    round_no: int,
+    limit: int = 5,
+    providers: Sequence[AcademicSearch] | None = None,
+) -> list[Source]:
+    """Ask every configured academic API for ``query`` and store what they find, once per paper.
+
+    An API that fails (429, 5xx, a timeout, an unreadable answer) becomes a warning on the task
+    and the others still answer: nothing is stored in its place. Returns the sources, in the
+    order the APIs answered, without repeats.
+    """
+    found: dict[int, Source] = {}
+    warnings = []
+    for provider in registry.academic_providers() if providers is None else providers:
+        try:
+            papers = provider.search(query, limit=limit)
+        except ProviderError as error:
+            warnings.append(
+                values.StageWarning(code=error.code or "search_failed", message=error.message, query=query)
+            )
+            continue
+        for paper in papers:
+            if paper.text.strip():
+                source = store_paper(task, paper, subquestion=subquestion, round=round_no)
+                found.setdefault(source.pk, source)
+    record_warnings(task, Stage.COLLECTING, warnings)
+    return list(found.values())

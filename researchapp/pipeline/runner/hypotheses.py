@@ -40,14 +40,17 @@ def run_hypotheses(task: ResearchTask, *, round_no: int = 1) -> list[Hypothesis]
     """
     findings = round_findings(task, round_no=round_no)
     proposed, proposer = propose_for(task, findings)
+    before = set(Hypothesis.objects.filter(task=task).values_list("pk", flat=True))
     stored = [store_hypothesis(task, hypothesis, proposed_by=proposer) for hypothesis in proposed]
-    Event.objects.create(
-        task=task,
-        stage=Stage.ANALYSING,
-        kind=Event.Kind.PROGRESS,
-        message=f"{len(stored)} hypotheses proposed ({proposer}).",
-        data={"hypotheses": [row.pk for row in stored], "round": round_no},
-    )
+    new = [row.pk for row in stored if row.pk not in before]
+    if new:  # a run again (a redelivered job) proposes what is stored and says nothing twice
+        Event.objects.create(
+            task=task,
+            stage=Stage.ANALYSING,
+            kind=Event.Kind.PROGRESS,
+            message=f"{len(new)} hypotheses proposed ({proposer}).",
+            data={"hypotheses": new, "round": round_no},
+        )
     return stored
 
 
@@ -78,7 +81,7 @@ def propose_for(
 
 def store_hypothesis(task: ResearchTask, proposed: ProposedHypothesis, *, proposed_by: str) -> Hypothesis:
     with transaction.atomic():
-        row, created = Hypothesis.objects.get_or_create(
+        row, _ = Hypothesis.objects.get_or_create(
             task=task,
             key=proposed.key[:200],
             defaults={

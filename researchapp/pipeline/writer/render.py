@@ -54,7 +54,8 @@ def _evidence_index(findings: Sequence[ReviewedFinding]) -> dict[int, Evidence]:
 
 
 def _source_words(item: Evidence) -> str:
-    return ", ".join(markdown_text(part) for part in (item.source_title, item.source_url) if part)
+    parts = (item.source_title, item.source_reference, item.source_url)
+    return ", ".join(markdown_text(part) for part in parts if part)
 
 
 def _reference(item: Evidence) -> str:

@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["AcademicSearch", "Paper", "normalize_doi"]
+from researchapp.providers.ratelimit import RateLimiter
+
+__all__ = ["AcademicSearch", "Paper", "RateLimitedAcademic", "normalize_doi"]
 
 
 @dataclass(frozen=True)
@@ -54,3 +56,22 @@ def normalize_doi(value: object) -> str:
 
 def doi_url(doi: str) -> str:
     return f"https://doi.org/{doi}" if doi else ""
+
+
+class RateLimitedAcademic:
+    """An academic API that waits its turn in a budget shared by every worker (see ``RateLimiter``)."""
+
+    def __init__(
+        self, search: AcademicSearch, limiter: RateLimiter, *, rate_per_second: float, timeout: float
+    ):
+        self.inner = search
+        self.name = search.name
+        self.limiter = limiter
+        self.rate_per_second = rate_per_second
+        self.timeout = timeout
+
+    def search(self, query: str, *, limit: int = 5) -> list[Paper]:
+        self.limiter.acquire(
+            f"academic:{self.name}", rate_per_second=self.rate_per_second, timeout=self.timeout
+        )
+        return self.inner.search(query, limit=limit)

@@ -66,7 +66,7 @@ def run_calculation(
     1. Check the inputs (identifiers → finite numbers) and the code's size: bad input runs nothing.
     2. Make a fresh temporary directory: the working directory, the jail's root mount point, and
        the files that take the code's output and its result.
-    3. Start the launcher in a new session; stop the whole session at the wall clock.
+    3. Start the launcher in a new session; at the wall clock, have it end the jail (``stop``).
     4. Read what the runner reported, or explain how the process ended.
 
     ``user_namespace``: isolate through a user namespace even when running as root (the way a
@@ -86,9 +86,9 @@ def run_calculation(
         ):
             config = launch_config(base, limits) | {"user_namespace": user_namespace}
             request = json.dumps({"code": code, "inputs": inputs, "result_fd": result.fileno()})
-            timed_out = run_launcher(config, request, stdout, stderr, result.fileno(), limits)
+            returncode = run_launcher(config, request, stdout, stderr, result.fileno(), limits)
             return outcome_of(
-                returncode=timed_out,
+                returncode=returncode,
                 stdout=read_capped(stdout, limits.output_bytes),
                 stderr=read_capped(stderr, 4000),
                 reported=read_capped(result, limits.output_bytes),
@@ -109,6 +109,7 @@ def check_request(code: str, inputs: dict[str, float]) -> str:
             or not name.isidentifier()
             or keyword.iskeyword(name)
             or name == "result"
+            or name.startswith("__")
         ):
             return f"input name {name!r} is not a usable Python name"
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
