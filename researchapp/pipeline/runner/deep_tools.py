@@ -2,7 +2,7 @@
 
 ``web_search`` shows result URLs and titles only (a search API's snippet or generated answer is
 never evidence); ``open_page`` and ``academic_search`` store sources and select their passages on
-the sub-question as evidence, with the collector's own selection (``runner.collect``);
+the sub-question as evidence, with the collector's own selection (``select_passages``);
 ``find_in_sources`` searches stored passages; ``calculate`` takes its numbers from stored quotes and
 stores its result as a derived finding citing them. The observation names stored ids (S3, E12, F4).
 
@@ -12,8 +12,7 @@ never done) stores nothing twice, and a page already stored is not fetched again
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -37,7 +36,6 @@ from researchapp.providers import registry
 from researchapp.providers.base import ProviderError
 from researchapp.providers.sandbox import Limits, run_calculation
 
-log = logging.getLogger(__name__)
 SHOWN_PER_SOURCE = 4
 
 
@@ -48,7 +46,6 @@ class Outcome:
     observation: str
     result_ids: tuple[str, ...] = ()
     error: str = ""
-    side_effects: dict[str, int] = field(default_factory=dict)
 
 
 class ToolContext:
