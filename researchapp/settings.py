@@ -79,6 +79,14 @@ def env_list(name: str, default: str = "") -> list[str]:
     return items
 
 
+def env_subset(name: str, default: str, choices: tuple[str, ...]) -> tuple[str, ...]:
+    """Comma-separated names out of ``choices``, each once; "none" for none."""
+    names = [item for item in env_list(name, default) if item != "none"]
+    if unknown := [item for item in names if item not in choices]:
+        raise ImproperlyConfigured(f"{name}: {', '.join(unknown)} unknown; choose from {', '.join(choices)}.")
+    return tuple(dict.fromkeys(names))
+
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("RESEARCH_VAR_DIR", BASE_DIR / "var"))
 
@@ -293,9 +301,13 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 # --- Research -------------------------------------------------------------------------------
 # Allowed values are written at the call: an upper-case constant in this module would become a setting.
+search_provider_name = env_choice("RESEARCH_SEARCH_PROVIDER", "local", ("local", "tavily"))
+# Academic search: all three APIs with live web search, none offline (that profile reaches no outside host).
+academic_names = ("openalex", "arxiv", "semantic_scholar")
+academic_default = ",".join(academic_names) if search_provider_name == "tavily" else ""
 RESEARCH = {
     # "local" searches the corpus stored in the database; "tavily" searches the web.
-    "SEARCH_PROVIDER": env_choice("RESEARCH_SEARCH_PROVIDER", "local", ("local", "tavily")),
+    "SEARCH_PROVIDER": search_provider_name,
     # "extractive" needs no model; "openai" talks to any OpenAI-compatible server.
     "ENGINE": env_choice("RESEARCH_ENGINE", "extractive", ("extractive", "openai")),
     "DEFAULT_CORPUS": os.environ.get("RESEARCH_DEFAULT_CORPUS", "demo"),
@@ -308,15 +320,29 @@ RESEARCH = {
     "MAX_PASSAGES_PER_SUBQUESTION": env_int("RESEARCH_MAX_PASSAGES", 8, minimum=1),
     "MAX_REVISIONS": env_int("RESEARCH_MAX_REVISIONS", 2, minimum=0),
     "CONCURRENCY": env_int("RESEARCH_CONCURRENCY", 6, minimum=1),
-    # Seconds a PDF export may take before its renderer is stopped.
-    "PDF_SECONDS": env_positive_float("RESEARCH_PDF_SECONDS", 120.0),
+    "PDF_SECONDS": env_positive_float("RESEARCH_PDF_SECONDS", 120.0),  # before the renderer is stopped
     # How long an analyst's claim on a review item holds before others may take it.
     "CLAIM_MINUTES": env_int("RESEARCH_CLAIM_MINUTES", 30, minimum=1),
-    # Live-mode providers.
-    "TAVILY_API_KEY": os.environ.get("TAVILY_API_KEY", ""),
+    # Deep mode's research loop, per sub-question and round: model turns, tool calls, tokens, seconds.
+    "DEEP_MAX_STEPS": env_int("DEEP_MAX_STEPS", 8, minimum=1),
+    "DEEP_MAX_TOOL_CALLS": env_int("DEEP_MAX_TOOL_CALLS", 12, minimum=1),
+    "DEEP_MAX_TOKENS": env_int("DEEP_MAX_TOKENS", 60_000, minimum=1),
+    "DEEP_DEADLINE_SECONDS": env_positive_float("DEEP_DEADLINE_SECONDS", 600.0),
+    "TAVILY_API_KEY": os.environ.get("TAVILY_API_KEY", ""),  # live mode
     "TAVILY_API_BASE_URL": os.environ.get("TAVILY_API_BASE_URL", ""),
     "TAVILY_RATE_PER_SECOND": env_positive_float("TAVILY_RATE_PER_SECOND", 5.0),
     "TAVILY_RATE_BURST": env_int("TAVILY_RATE_BURST", 5, minimum=1),
+    # Academic search (deep mode): which APIs, where they are, and how long to wait for them.
+    "ACADEMIC_PROVIDERS": env_subset("RESEARCH_ACADEMIC_PROVIDERS", academic_default, academic_names),
+    "OPENALEX_URL": os.environ.get("OPENALEX_URL", "https://api.openalex.org"),
+    "OPENALEX_MAILTO": os.environ.get("OPENALEX_MAILTO", ""),
+    "ARXIV_URL": os.environ.get("ARXIV_URL", "https://export.arxiv.org"),
+    "SEMANTIC_SCHOLAR_URL": os.environ.get("SEMANTIC_SCHOLAR_URL", "https://api.semanticscholar.org"),
+    "SEMANTIC_SCHOLAR_API_KEY": os.environ.get("SEMANTIC_SCHOLAR_API_KEY", ""),
+    "ACADEMIC_TIMEOUT": env_positive_float("RESEARCH_ACADEMIC_TIMEOUT", 20.0),
+    "OPENALEX_RATE_PER_SECOND": env_positive_float("OPENALEX_RATE_PER_SECOND", 10.0),
+    "ARXIV_RATE_PER_SECOND": env_positive_float("ARXIV_RATE_PER_SECOND", 1 / 3),
+    "SEMANTIC_SCHOLAR_RATE_PER_SECOND": env_positive_float("SEMANTIC_SCHOLAR_RATE_PER_SECOND", 1.0),
     "OPENAI_API_KEY": os.environ.get("OPENAI_API_KEY", ""),
     "OPENAI_BASE_URL": os.environ.get("OPENAI_BASE_URL", ""),
     "OPENAI_MODEL": os.environ.get("OPENAI_MODEL", "gpt-4o-mini"),
@@ -331,9 +357,8 @@ RESEARCH = {
     "FETCH_MAX_REDIRECTS": env_int("FETCH_MAX_REDIRECTS", 5, minimum=0),
     "FETCH_ALLOWED_HOSTS": frozenset(env_list("FETCH_ALLOWED_HOSTS")),
     "REDIS_URL": os.environ.get("REDIS_URL", ""),
-    # Durability (services/leases.py, services/sweeper.py): a running stage beats a heartbeat every
-    # HEARTBEAT_SECONDS; one silent for LEASE_SECONDS is presumed dead and sent again by the sweeper
-    # (every SWEEP_SECONDS), at most MAX_STAGE_RESTARTS times before the task fails with the reason.
+    # Durability (services/leases.py, sweeper.py): a stage silent for LEASE_SECONDS (heartbeats every
+    # HEARTBEAT_SECONDS) is sent again by the sweeper, at most MAX_STAGE_RESTARTS times, then fails.
     "HEARTBEAT_SECONDS": env_positive_float("RESEARCH_HEARTBEAT_SECONDS", 15.0),
     "LEASE_SECONDS": env_positive_float("RESEARCH_LEASE_SECONDS", 120.0),
     "SWEEP_SECONDS": env_positive_float("RESEARCH_SWEEP_SECONDS", 30.0),
@@ -350,8 +375,7 @@ if RESEARCH["HEARTBEAT_SECONDS"] * 2 > RESEARCH["LEASE_SECONDS"]:
         "RESEARCH_LEASE_SECONDS must be at least twice RESEARCH_HEARTBEAT_SECONDS, "
         "or a live worker's lease could expire between two heartbeats."
     )
-# `celery -A researchapp beat` (production) sends the sweep; the embedded devserver runs it itself.
-# A sweep not picked up within its own interval is dropped: the next one does the same work.
+# `celery -A researchapp beat` sends the sweep (the devserver runs it itself); an unclaimed one expires.
 CELERY_BEAT_SCHEDULE = {
     "sweep": {
         "task": "researchapp.tasks.sweep_task",

@@ -52,7 +52,11 @@ DECISION_WORDS = {
     ("finding", "drop"): gettext_lazy("Item %(n)s: dropped"),
     ("finding", "more_research"): gettext_lazy("Item %(n)s: asked for more research"),
     ("finding", "add_evidence"): gettext_lazy("Item %(n)s: evidence added by hand"),
+    ("hypothesis", "accept"): gettext_lazy("Hypothesis %(n)s: accepted"),
+    ("hypothesis", "reject"): gettext_lazy("Hypothesis %(n)s: rejected"),
+    ("hypothesis", "keep_open"): gettext_lazy("Hypothesis %(n)s: kept open"),
 }
+ITEM_TYPES = ("finding", "hypothesis")  # numbered by their id; plans and reports by their version
 
 
 def _who(user, default: str) -> str:
@@ -68,7 +72,7 @@ def _move(event: Event) -> str:
 
 
 def _decision_line(decision: ReviewDecision) -> AuditLine:
-    n = decision.version_seen if decision.object_type != "finding" else decision.object_id
+    n = decision.object_id if decision.object_type in ITEM_TYPES else decision.version_seen
     words = DECISION_WORDS.get((decision.object_type, decision.decision))
     what = words % {"n": n} if words else f"{decision.decision} {decision.object_type} {decision.object_id}"
     events = list(decision.events.all())

@@ -23,6 +23,7 @@ from researchapp.models import ResearchTask, StaleState
 from researchapp.permissions import is_analyst
 from researchapp.services.manual_evidence import span_of
 from reviews import evidence_reads, services
+from reviews import selectors as review_selectors
 from reviews.evidence_forms import ManualEvidenceForm, OpenUrlForm
 from reviews.forms import FindingDecisionForm
 from reviews.views import HtmxHttpRequest, _apply, _gate_page, _say
@@ -55,7 +56,12 @@ def evidence_review(request: HtmxHttpRequest, task_id: int) -> HttpResponse:
 def _evidence_context(request: HttpRequest, task: ResearchTask, posted: dict | None) -> dict:
     can_decide = is_analyst(request.user)
     review = evidence_reads.findings_for_review(task, with_sources=can_decide)
-    return {"review": review, "can_decide": can_decide and review.open, "posted": posted or {}}
+    return {
+        "review": review,
+        "can_decide": can_decide and review.open,
+        "posted": posted or {},
+        **review_selectors.hypotheses_context(task, request.user),
+    }
 
 
 def _decide(request: HttpRequest, task: ResearchTask) -> dict | None:

@@ -19,6 +19,7 @@ class ReviewDecision(models.Model):
         PLAN = "plan"
         FINDING = "finding"
         REPORT = "report"
+        HYPOTHESIS = "hypothesis"
 
     task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="decisions")
     reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)

@@ -7,9 +7,19 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 from django.db.models import Prefetch
+from django.shortcuts import get_object_or_404
 
+from researchapp.core.enums import HypothesisStance
 from researchapp.exports.report import Quote, Report, document_of, report_of
-from researchapp.models import Plan, ReportDraft, ResearchTask, SubQuestion
+from researchapp.models import (
+    Hypothesis,
+    HypothesisEvidence,
+    Plan,
+    ReportDraft,
+    ResearchTask,
+    SubQuestion,
+)
+from researchapp.permissions import is_analyst
 from researchapp.pipeline.report.document import Document
 from researchapp.pipeline.text.tokens import tokenize
 
@@ -262,3 +272,52 @@ def report_for(task: ResearchTask) -> ReportView:
     return ReportView(
         task=task, draft=draft, report=report, earlier=drafts[1:], sent_back=sent_back, changes=changes
     )
+
+
+# --- hypotheses (evidence gate) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HypothesisItem:
+    hypothesis: Hypothesis
+    support: list[HypothesisEvidence]
+    refute: list[HypothesisEvidence]
+
+
+def hypotheses_for_review(task: ResearchTask) -> list[HypothesisItem]:
+    """The task's hypotheses with the quotes on each side and their sources (a fixed number of queries)."""
+    links = (
+        HypothesisEvidence.objects.select_related("evidence__source")
+        .defer("evidence__source__text")
+        .order_by("stance", "-evidence__score", "evidence_id")
+    )
+    rows = (
+        Hypothesis.objects.filter(task=task)
+        .select_related("decided_by")
+        .prefetch_related(Prefetch("links", queryset=links))
+        .order_by("id")
+    )
+    items = []
+    for row in rows:
+        every = list(row.links.all())
+        items.append(
+            HypothesisItem(
+                hypothesis=row,
+                support=[link for link in every if link.stance == HypothesisStance.SUPPORT],
+                refute=[link for link in every if link.stance == HypothesisStance.REFUTE],
+            )
+        )
+    return items
+
+
+def hypothesis_in_task(task: ResearchTask, hypothesis_id: int) -> Hypothesis:
+    return get_object_or_404(Hypothesis.objects.select_related("task"), pk=hypothesis_id, task=task)
+
+
+def hypotheses_context(task: ResearchTask, user) -> dict:
+    """What ``partials/hypotheses.html`` needs, for any page that includes it (the evidence review)."""
+    return {
+        "hypotheses": hypotheses_for_review(task),
+        "can_decide_hypotheses": is_analyst(user)
+        and task.status == ResearchTask.Status.AWAITING_EVIDENCE_REVIEW,
+    }

@@ -12,9 +12,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Max
 
-from researchapp.models import Event, Evidence, Finding, Plan, ReportDraft, Source, StaleState
+from researchapp.models import Event, Evidence, Finding, Hypothesis, Plan, ReportDraft, Source, StaleState
 from researchapp.permissions import is_analyst
-from researchapp.services import evidence_gate, manual_evidence, plan_gate, report_gate
+from researchapp.services import evidence_gate, hypotheses, manual_evidence, plan_gate, report_gate
 from reviews import claims
 from reviews.claims import Item
 from reviews.models import ReviewDecision
@@ -41,6 +41,7 @@ OBJECT_TYPES = {
     Finding: ReviewDecision.ObjectType.FINDING,
     Plan: ReviewDecision.ObjectType.PLAN,
     ReportDraft: ReviewDecision.ObjectType.REPORT,
+    Hypothesis: ReviewDecision.ObjectType.HYPOTHESIS,
 }
 
 
@@ -51,7 +52,7 @@ def _before_deciding(item: Item, reviewer) -> int:
 
 
 def _record(
-    decided: Finding | Plan | ReportDraft,
+    decided: Finding | Plan | ReportDraft | Hypothesis,
     *,
     reviewer,
     decision: str,
@@ -137,6 +138,27 @@ def open_source_by_hand(*, finding: Finding, reviewer, url: str, version_seen: i
     return manual_evidence.source_open_by_hand(
         finding=finding, actor=reviewer, url=url, version_seen=version_seen
     )
+
+
+def decide_hypothesis(
+    *, hypothesis: Hypothesis, reviewer, decision: str, version_seen: int, note: str = ""
+) -> ReviewDecision:
+    """Accept, reject or keep open a hypothesis; ``StaleState`` if another analyst decided it first.
+    Hypotheses are not queue items, so there is no claim to respect or end."""
+    _require_analyst(reviewer)
+    with transaction.atomic():
+        since = Event.objects.filter(task=hypothesis.task).aggregate(last=Max("id"))["last"] or 0
+        hypothesis = hypotheses.hypothesis_decide(
+            hypothesis=hypothesis, actor=reviewer, decision=decision, version_seen=version_seen, note=note
+        )
+        return _record(
+            hypothesis,
+            reviewer=reviewer,
+            decision=decision,
+            note=note,
+            version_seen=version_seen,
+            since=since,
+        )
 
 
 def decide_plan(

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviews import desk_views, evidence_views, views
+from reviews import desk_views, evidence_views, hypothesis_views, views
 
 urlpatterns = [
     path("login/", desk_views.DeskLoginView.as_view(), name="login"),
@@ -17,4 +17,5 @@ urlpatterns = [
     path("tasks/<int:task_id>/evidence/", evidence_views.evidence_review, name="evidence_review"),
     path("tasks/<int:task_id>/evidence/source/", evidence_views.evidence_source, name="evidence_source"),
     path("tasks/<int:task_id>/report/", views.report_view, name="report_view"),
+    path("tasks/<int:task_id>/hypotheses/", hypothesis_views.hypotheses_review, name="hypotheses_review"),
 ]

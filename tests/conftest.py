@@ -10,6 +10,7 @@ import pytest
 from tests.factories import analyst_persona, outsider_persona, researcher_persona
 from tests.model_stages import KEY
 from tests.stubs import web as stub_web_module
+from tests.stubs.academic_api import stub_academic  # noqa: F401  (fixture)
 from tests.stubs.openai_api import (
     StubOpenAI,
     stub_openai,  # noqa: F401  (fixture)
@@ -28,6 +29,16 @@ def empty_provider_cache():
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def quick_academic_rates(settings):
+    """The academic APIs' real rate limits (arXiv: one request every three seconds) would make every
+    test that searches them wait on the ones before it; tests of the limit set their own."""
+    settings.RESEARCH = {
+        **settings.RESEARCH,
+        **{f"{name}_RATE_PER_SECOND": 1000.0 for name in ("OPENALEX", "ARXIV", "SEMANTIC_SCHOLAR")},
+    }
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.urls import reverse
 
-from researchapp.models import Plan, ResearchTask, SubQuestion
+from researchapp.models import Plan, ResearchTask, Step, SubQuestion
+from researchapp.pipeline.runner.hypotheses import run_hypotheses
 from reviews import services
 from tests.browser import chromium_page, log_in
 from tests.factories import (
@@ -49,6 +50,7 @@ def desk(researcher, analyst):
         report_review_task(researcher),
     )
     services.decide_finding(finding=evidence.conflict, reviewer=analyst, decision="disputed", version_seen=1)
+    run_hypotheses(evidence.task)
     # a plan in its second version (history and diff), a task collecting (per sub-question progress)
     revised = plan_review_task(researcher, question="How busy is the tram at night?")
     Plan.objects.filter(pk=revised.plan.pk).update(
@@ -80,7 +82,33 @@ def desk(researcher, analyst):
         "decided": decided,
         "revised": revised,
         "collecting": collecting,
+        "deep": deep_task_with_trace(researcher),
     }
+
+
+def deep_task_with_trace(owner):
+    """A deep task whose loop took a search, a page, a refused call and stopped at its budget."""
+    scenario = evidence_review_task(owner, depth="deep")
+    item = scenario.evidence[0]
+    for index, (tool, status, error) in enumerate(
+        [("web_search", "done", ""), ("open_page", "done", ""), ("browse", "error", "unknown tool 'browse'"),
+         ("", "stopped", "Stopped: the steps budget was reached (DEEP_MAX_STEPS = 3).")]
+    ):  # fmt: skip
+        Step.objects.create(
+            task=scenario.task,
+            subquestion=item.subquestion,
+            index=index,
+            turn=index,
+            tool=tool,
+            status=status,
+            thought="Look for the figures.",
+            arguments={"query": "tidal lagoon"} if tool else {},
+            error=error,
+            result_ids=[f"S{item.source_id}", f"E{item.pk}"] if tool == "open_page" else [],
+            budget="steps" if status == "stopped" else "",
+            tokens=120,
+        )
+    return scenario
 
 
 def analyst_pages(desk) -> dict[str, str]:
@@ -88,10 +116,12 @@ def analyst_pages(desk) -> dict[str, str]:
     pages = {
         "task_list": "/",
         "task_detail": reverse("task_detail", args=[task]),
+        "task_detail_deep_trace": reverse("task_detail", args=[desk["deep"].task.pk]),
         "plan_review": reverse("plan_review", args=[desk["plan"].task.pk]),
         "plan_review_v2_with_history": reverse("plan_review", args=[desk["revised"].task.pk]),
         "task_detail_collecting": reverse("task_detail", args=[desk["collecting"].task.pk]),
         "evidence_review": reverse("evidence_review", args=[task]),
+        "hypotheses_review": reverse("hypotheses_review", args=[task]),
         "report_view": reverse("report_view", args=[desk["report"].task.pk]),
         "evidence_context": reverse("evidence_context", args=[evidence.evidence[0].pk]),
         "evidence_review_undecided": reverse("evidence_review", args=[desk["undecided"].task.pk]),

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from researchapp.models import Event, Finding, Plan, ResearchTask, SubQuestion
+from researchapp.models import Event, Finding, Plan, ResearchTask, Step, SubQuestion
 from reviews import services
 from reviews.models import Claim
 from tests.factories import (
@@ -190,3 +190,27 @@ def test_the_evidence_gate_reads_in_constant_queries_however_many_items_and_pass
     assert queries_for(client, reverse(url, args=[big.task.pk])) == queries_for(
         client, reverse(url, args=[small.task.pk])
     )
+
+
+def test_it_shows_a_deep_tasks_trace_in_constant_queries(analyst, researcher):
+    # given two deep tasks, one whose loops took one step and one whose loops took twelve
+    client = client_for(analyst)
+    small = report_review_task(researcher, depth="deep")
+    big = report_review_task(researcher, depth="deep", extra_conflicts=9)
+    for scenario, count in ((small, 1), (big, 12)):
+        for index in range(count):
+            evidence = scenario.evidence[index % len(scenario.evidence)]
+            Step.objects.create(
+                task=scenario.task, subquestion=evidence.subquestion, index=index, turn=index,
+                tool="open_page", arguments={"url": evidence.source.url},
+                status="done" if index else "stopped", error="" if index else "budget",
+                result_ids=[f"S{evidence.source_id}", f"E{evidence.pk}"],
+            )  # fmt: skip
+    # then the task page and the report read them in as many queries, and the page shows every step
+    for name in ("task_detail", "report_view"):
+        assert queries_for(client, reverse(name, args=[small.task.pk])) == queries_for(
+            client, reverse(name, args=[big.task.pk])
+        ), name
+    page = client.get(reverse("task_detail", args=[big.task.pk])).content.decode()
+    assert page.count('data-testid="trace-step"') == 12
+    assert f'href="/evidence/{big.evidence[1].pk}/"' in page

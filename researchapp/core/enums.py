@@ -25,6 +25,19 @@ class Stance(StrEnum):
     CONTRADICTS = "contradicts"
 
 
+class HypothesisStatus(StrEnum):
+    OPEN = "open"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+
+
+class HypothesisStance(StrEnum):
+    """How a piece of evidence bears on a hypothesis."""
+
+    SUPPORT = "support"
+    REFUTE = "refute"
+
+
 class Resolution(StrEnum):
     """What an analyst decided about a finding (``NONE`` for a finding nobody had to review)."""
 

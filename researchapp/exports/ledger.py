@@ -104,6 +104,13 @@ def task_export(
                 "density": round(s.density, 3),
                 "cluster": s.cluster,
                 "is_primary": s.is_primary,
+                "provider": s.provider,
+                # A paper's reference (academic search); web pages have none.
+                **(
+                    {"doi": s.doi, "authors": s.authors, "venue": s.venue, "year": s.year}
+                    if s.doi or s.authors or s.venue or s.year
+                    else {}
+                ),
                 **({"text": s.text} if with_snapshots else {}),
             }
             for s in sources
@@ -137,6 +144,20 @@ def task_export(
                 ],
             }
             for f in findings
+        ],
+        "hypotheses": [
+            {
+                "id": h.pk,
+                "statement": h.statement,
+                "supports_if": h.supports_if,
+                "refutes_if": h.refutes_if,
+                "status": h.status,
+                "decided_by": h.decided_by.get_username() if h.decided_by else "",
+                "decided_at": h.decided_at.isoformat() if h.decided_at else "",
+                "note": h.note,
+                "evidence": [{"id": link.evidence_id, "stance": link.stance} for link in h.links.all()],
+            }
+            for h in task.hypotheses.select_related("decided_by").prefetch_related("links").order_by("id")
         ],
         "report": {
             "version": draft.version,

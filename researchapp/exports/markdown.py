@@ -23,6 +23,17 @@ def _named(reference: Reference) -> str:
     return f"[{title}](<{reference.link}>)" if reference.link else title
 
 
+def _where(reference: Reference) -> str:
+    """A paper's authors, venue, year and DOI; a web page's host."""
+    if not reference.is_paper:
+        return markdown_text(reference.host)
+    parts = [markdown_text(reference.byline)] if reference.byline else []
+    if reference.doi:
+        doi = markdown_text(reference.doi)
+        parts.append(f"DOI [{doi}](<{reference.doi_link}>)" if reference.doi_link else f"DOI {doi}")
+    return " — ".join(parts)
+
+
 def _source(reference: Reference) -> str:
     return f"[{reference.number}] {_named(reference)}"
 
@@ -73,7 +84,7 @@ def report_markdown(report: Report) -> str:
     ]
     for ref in report.references:
         lines.append(
-            f"{ref.number}. {_named(ref)} — {markdown_text(ref.host)} — "
+            f"{ref.number}. {_named(ref)} — {_where(ref)} — "
             f"accessed {ref.accessed:%Y-%m-%d} — sha256 `{ref.sha256}`"
         )
     lines += ["", "## Appendix: every cited quote", ""]

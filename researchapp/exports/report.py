@@ -15,6 +15,7 @@ from django.db.models import QuerySet
 
 from researchapp.core.enums import INSUFFICIENT_MARK, Intent
 from researchapp.models import Evidence, ReportDraft, ResearchTask, Source
+from researchapp.pipeline.report import paper_reference
 from researchapp.pipeline.report.document import (
     Decision,
     Document,
@@ -53,6 +54,24 @@ class Reference:
     link: str  # ``url`` if it may be a link, else ""
     accessed: datetime
     sha256: str
+    # A paper's reference (academic sources): empty for a web page.
+    doi: str = ""
+    authors: tuple[str, ...] = ()
+    venue: str = ""
+    year: int | None = None
+
+    @property
+    def is_paper(self) -> bool:
+        return bool(self.doi or self.authors or self.venue or self.year)
+
+    @property
+    def byline(self) -> str:
+        """ "Lima, Zhang, Okafor et al. · Journal of Photovoltaics · 2023": who, where, when."""
+        return paper_reference(self.authors, self.venue, self.year)
+
+    @property
+    def doi_link(self) -> str:
+        return safe_link(f"https://doi.org/{self.doi}") if self.doi else ""
 
 
 @dataclass(frozen=True)
@@ -95,6 +114,8 @@ class Record:
     passages: tuple[Shown, ...]
     decision: Decision
     searched: tuple[str, ...] = ()
+    supports_if: str = ""  # a hypothesis: what would support it, and what would refute it
+    refutes_if: str = ""
 
 
 @dataclass(frozen=True)
@@ -132,6 +153,7 @@ class Report:
     blocks: tuple[Block, ...]
     disputes: tuple[Record, ...]
     gaps: tuple[Record, ...]
+    hypotheses: tuple[Record, ...]
     method: Method
     references: tuple[Reference, ...]
     appendix: tuple[Quote, ...]  # every cited quote, in reading order
@@ -163,12 +185,15 @@ class Report:
             entries.append(("disputed", "Disputed findings"))
         if self.gaps:
             entries.append(("to-verify", f"To verify {INSUFFICIENT_MARK}"))
+        if self.hypotheses:
+            entries.append(("hypotheses", "Hypotheses tested"))
         return entries + [("method", "Method"), ("references", "References"), ("appendix", "Appendix")]
 
     def sentences(self) -> list[Sentence]:
         """Every sentence a comment can attach to, in reading order."""
         found = [s for block in self.blocks for s in block.sentences]
-        return [*self.answer, *found, *(r.heading for r in (*self.disputes, *self.gaps))]
+        records = (*self.disputes, *self.gaps, *self.hypotheses)
+        return [*self.answer, *found, *(record.heading for record in records)]
 
 
 class _Anchors:
@@ -208,6 +233,10 @@ def _quotes(rows: dict[int, Evidence], order: list[int]) -> tuple[dict[int, Quot
                 link=safe_link(source.url),
                 accessed=source.fetched_at,
                 sha256=source.sha256,
+                doi=source.doi,
+                authors=tuple(str(name) for name in source.authors or ()),
+                venue=source.venue,
+                year=source.year,
             )
         quotes[evidence_id] = Quote(
             evidence_id=row.pk,
@@ -226,6 +255,11 @@ def _method(task: ResearchTask, draft: ReportDraft) -> Method:
     models = task.llm_calls.order_by().values_list("model", flat=True).distinct()
     plan = task.plans.approved().latest_version()
     notes = tuple(note for note in (plan.engine_note if plan else "", draft.engine_note) if note)
+    # Deep mode: a research loop its budget stopped (DEEP_MAX_STEPS, ...) says so here.
+    notes += tuple(
+        f"Deep research on sub-question {step.subquestion.order + 1} ({step.subquestion.text}): {step.error}"
+        for step in task.deep_steps.filter(status="stopped")
+    )
     return Method(
         sources_opened=len(sources),
         independent_sources=len({cluster or f"s{pk}" for cluster, pk in sources}),
@@ -254,7 +288,7 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
     """The report of ``draft``, ready for any format (a fixed number of queries, whatever its size).
 
     1. The stored structure; 2. the quoted ledger rows, references numbered in reading order;
-    3. sentences with their anchors; disputes and gaps with their passages; 4. the method.
+    3. sentences with their anchors; disputes, gaps and hypotheses with their passages; 4. the method.
     """
     task = (tasks or ResearchTask.objects).select_related("corpus").get(pk=draft.task_id)
     document = document_of(draft, task)
@@ -298,6 +332,18 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
         )
         for number, g in enumerate(document.gaps, start=1)
     )
+    hypotheses = tuple(
+        Record(
+            kind="hypothesis",
+            anchor=f"hypothesis-{number}",
+            heading=anchors.sentence(h.statement),
+            passages=tuple(map(shown, h.passages)),
+            decision=h.decision,
+            supports_if=h.supports_if,
+            refutes_if=h.refutes_if,
+        )
+        for number, h in enumerate(document.hypotheses, start=1)
+    )
     return Report(
         task=task,
         draft=draft,
@@ -309,6 +355,7 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
         blocks=blocks,
         disputes=disputes,
         gaps=gaps,
+        hypotheses=hypotheses,
         method=_method(task, draft),
         references=tuple(references),
         appendix=tuple(quotes[i] for i in cited if i in quotes),

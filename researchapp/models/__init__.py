@@ -1,11 +1,13 @@
 from researchapp.models.event import Event, LLMCall
 from researchapp.models.evidence import Evidence
 from researchapp.models.finding import Finding, FindingEvidence
+from researchapp.models.hypothesis import Hypothesis, HypothesisEvidence
 from researchapp.models.job import Job, StageJob
 from researchapp.models.plan import Plan, SubQuestion
 from researchapp.models.report import ReportDraft
 from researchapp.models.source import Corpus, CorpusDocument, Source
 from researchapp.models.status import IllegalTransition, StaleState
+from researchapp.models.step import Step
 from researchapp.models.task import Gate, ResearchTask, Stage
 
 __all__ = [
@@ -16,6 +18,8 @@ __all__ = [
     "Finding",
     "FindingEvidence",
     "Gate",
+    "Hypothesis",
+    "HypothesisEvidence",
     "IllegalTransition",
     "Job",
     "LLMCall",
@@ -26,5 +30,6 @@ __all__ = [
     "Stage",
     "StageJob",
     "StaleState",
+    "Step",
     "SubQuestion",
 ]

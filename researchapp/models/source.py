@@ -65,6 +65,11 @@ class Source(models.Model):
     cluster = models.CharField(max_length=64, blank=True)
     is_primary = models.BooleanField(default=True)
     round = models.PositiveSmallIntegerField(default=1)
+    # A paper's reference (academic search): empty for a web page.
+    doi = models.CharField(max_length=255, blank=True, help_text="Bare and lower-cased, e.g. 10.1000/xyz.")
+    authors = models.JSONField(default=list, blank=True)
+    venue = models.CharField(max_length=500, blank=True)
+    year = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]

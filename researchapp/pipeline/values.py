@@ -112,6 +112,7 @@ class Evidence:
     question_relevance: float = 0.0
     matched_terms: tuple[str, ...] = ()
     clears_bar: bool = True  # False: a closest passage that is not evidence; never a finding's support
+    source_reference: str = ""  # a paper's authors, venue, year and DOI; "" for a web page
 
 
 # --- analyse ----------------------------------------------------------------------------------

@@ -65,9 +65,19 @@ class ChatRequest:
     """One call to a chat model: the conversation so far and the shape the answer must take."""
 
     model: str
-    messages: list[dict[str, str]]
+    messages: list[dict[str, Any]]
     response_format: dict[str, Any] | None = None
     max_tokens: int | None = None
+    tools: list[dict[str, Any]] | None = None  # OpenAI function schemas the model may call
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A function call the model asked for; ``arguments`` is its raw JSON text, unchecked."""
+
+    id: str
+    name: str
+    arguments: str
 
 
 @dataclass(frozen=True)
@@ -79,6 +89,7 @@ class ChatReply:
     tokens_in: int
     tokens_out: int
     latency_ms: int
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 class SearchProvider(Protocol):

@@ -8,6 +8,10 @@ from importlib.metadata import version
 from django.conf import settings
 from django.core.cache import cache
 
+from researchapp.providers.academic import AcademicSearch, RateLimitedAcademic
+from researchapp.providers.academic.arxiv import ArxivSearch
+from researchapp.providers.academic.openalex import OpenAlexSearch
+from researchapp.providers.academic.semantic_scholar import SemanticScholarSearch
 from researchapp.providers.base import ChatClient, ConfigurationError, Fetcher, SearchProvider
 from researchapp.providers.cache import CachedFetcher, CachedSearch, ProviderCache
 from researchapp.providers.chat.openai import OpenAIChat
@@ -17,6 +21,7 @@ from researchapp.providers.search.tavily import TavilySearch
 
 SEARCH_PROVIDERS = ("local", "tavily")
 ENGINES = ("extractive", "openai")
+ACADEMIC_PROVIDERS = ("openalex", "arxiv", "semantic_scholar")
 
 
 def conf(name: str):
@@ -48,6 +53,31 @@ def web_search(name: str, *, depth: str, recency_days: int | None) -> SearchProv
     # must not be answered with results cached from the old one.
     endpoint = conf("TAVILY_API_BASE_URL") or "https://api.tavily.com"
     return CachedSearch(search, provider_cache(), variant=f":{endpoint}:{depth}:{recency_days or ''}")
+
+
+def academic_search(name: str) -> AcademicSearch:
+    """One academic API by name, at the base URL its setting names, within its rate limit."""
+    timeout = conf("ACADEMIC_TIMEOUT")
+    search: AcademicSearch
+    if name == "openalex":
+        search = OpenAlexSearch(conf("OPENALEX_URL"), timeout=timeout, mailto=conf("OPENALEX_MAILTO"))
+    elif name == "arxiv":
+        search = ArxivSearch(conf("ARXIV_URL"), timeout=timeout)
+    elif name == "semantic_scholar":
+        search = SemanticScholarSearch(
+            conf("SEMANTIC_SCHOLAR_URL"), timeout=timeout, api_key=conf("SEMANTIC_SCHOLAR_API_KEY")
+        )
+    else:
+        raise ConfigurationError(
+            f"unknown academic search provider {name!r}; choose one of {', '.join(ACADEMIC_PROVIDERS)}"
+        )
+    rate = conf(f"{name.upper()}_RATE_PER_SECOND")
+    return RateLimitedAcademic(search, rate_limiter(), rate_per_second=rate, timeout=timeout)
+
+
+def academic_providers() -> list[AcademicSearch]:
+    """The academic APIs ACADEMIC_PROVIDERS names, in its order; none in the offline profile."""
+    return [academic_search(name) for name in conf("ACADEMIC_PROVIDERS")]
 
 
 def chat_client() -> ChatClient:

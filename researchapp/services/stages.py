@@ -12,6 +12,7 @@ from django.db import DatabaseError, connection, transaction
 from researchapp.models import Event, ResearchTask, Stage, StaleState
 from researchapp.models.job import DATABASE_BUSY
 from researchapp.pipeline import runner
+from researchapp.pipeline.runner.hypotheses import run_hypotheses
 from researchapp.providers import registry
 from researchapp.providers.base import ProviderError
 from researchapp.services import leases
@@ -205,7 +206,10 @@ def stage_collect(task: ResearchTask, subquestion_id: int, round_no: int) -> Non
     subquestion = next((sq for sq in runner.approved_subquestions(task) if sq.pk == subquestion_id), None)
     if subquestion is None:
         return
-    runner.run_collect(task, subquestion, round_no)
+    if task.depth == ResearchTask.Depth.DEEP:
+        runner.run_deep(task, subquestion, round_no)
+    else:
+        runner.run_collect(task, subquestion, round_no)
     collection_maybe_finish(task)
 
 
@@ -228,6 +232,8 @@ def stage_analyse(task: ResearchTask) -> None:
     if task.status != Status.ANALYSING:
         return
     runner.run_analyse(task)
+    if task.depth == ResearchTask.Depth.DEEP and task.round == 1:
+        run_hypotheses(task, round_no=1)  # deep mode: hypotheses to test, proposed after round one
     reopen_empty_followups(task)
     thin = thin_subquestions(task)
     if thin and task.rounds_left and auto_followup_applies(task):

@@ -170,7 +170,9 @@ def _handler_for(stub: JsonApiStub) -> type[BaseHTTPRequestHandler]:
             body = response.body if isinstance(response.body, bytes) else json.dumps(response.body).encode()
             try:
                 self.send_response(response.status)
-                self.send_header("Content-Type", "application/json")
+                # A response that names its own type (an Atom feed) sends that one instead.
+                if not any(name.lower() == "content-type" for name in response.headers):
+                    self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 for name, value in response.headers.items():
                     self.send_header(name, value)

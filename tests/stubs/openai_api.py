@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from tests.stubs.json_api import Failure, JsonApiStub, RecordedRequest, StubResponse
+from tests.stubs.openai_tools import dutiful_researcher
 
 __all__ = ["Failure", "StubOpenAI", "by_stage", "default_responder", "first_sentence", "stub_openai"]
 
@@ -48,6 +49,9 @@ class StubOpenAI(JsonApiStub):
         self.responder: Responder = responder or default_responder
         self.api_key = api_key
         self.delay = 0.0  # seconds every answer waits (a slow model), unless a Failure says otherwise
+        # What the model does in a conversation with ``tools``: {"content", "tool_calls": [{name,
+        # arguments}]} (``tests.stubs.openai_tools``: a dutiful researcher, or a scripted one).
+        self.tool_responder: Callable[[dict[str, Any]], dict[str, Any]] = dutiful_researcher
 
     @property
     def base_url(self) -> str:
@@ -74,6 +78,8 @@ class StubOpenAI(JsonApiStub):
             return _error(400, "'model' and 'messages' are required.", code="missing_required_parameter")
         if failure is not None and failure.status != 200:
             return _error(failure.status, failure.message, code=failure.code, headers=failure.headers)
+        if body.get("tools") and (failure is None or failure.content is None):
+            return self.tool_turn(body, failure)
         content = (
             failure.content if failure is not None and failure.content is not None else self.responder(body)
         )
@@ -111,6 +117,48 @@ class StubOpenAI(JsonApiStub):
             },
             delay=failure.delay if failure is not None else self.delay,
         )
+
+    def tool_turn(self, body: dict[str, Any], failure: Failure | None) -> StubResponse:
+        """A turn of a tool-using conversation: ``tool_responder`` says what the model does, and the
+        answer goes out as the API sends it (``tool_calls`` with ids, ``finish_reason: tool_calls``)."""
+        turn = self.tool_responder(body)
+        calls = [
+            {
+                "id": f"call_{uuid.uuid4().hex[:24]}",
+                "type": "function",
+                "function": {
+                    "name": call["name"],
+                    "arguments": call["arguments"]
+                    if isinstance(call["arguments"], str)
+                    else json.dumps(call["arguments"], ensure_ascii=False),
+                },
+            }
+            for call in turn.get("tool_calls", [])
+        ]
+        content = turn.get("content")
+        prompt = json.dumps(body["messages"], ensure_ascii=False)
+        answer = (content or "") + json.dumps(calls)
+        tokens_in, tokens_out = max(1, len(prompt) // 4), max(1, len(answer) // 4)
+        message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+        if calls:
+            message["tool_calls"] = calls
+        return StubResponse(
+            200,
+            {
+                "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body["model"],
+                "choices": [
+                    {"index": 0, "message": message, "logprobs": None,
+                     "finish_reason": "tool_calls" if calls else "stop"}
+                ],
+                "usage": {"prompt_tokens": tokens_in, "completion_tokens": tokens_out,
+                          "total_tokens": tokens_in + tokens_out},
+                "system_fingerprint": "fp_stub",
+            },
+            delay=failure.delay if failure is not None else self.delay,
+        )  # fmt: skip
 
 
 def _error(
@@ -187,6 +235,8 @@ def default_responder(request: dict[str, Any]) -> str:
         answer = _write_answer(prompt)
     elif stage == "support":
         answer = _support_answer(prompt)
+    elif stage == "hypotheses":
+        answer = _hypotheses_answer(prompt)
     else:
         answer = {}
     return json.dumps(answer, ensure_ascii=False)
@@ -304,9 +354,30 @@ def _support_answer(prompt: str) -> dict[str, Any]:
     }
 
 
+_HYPOTHESIS_FINDING = re.compile(
+    r'<finding id="\d+"[^>]*>\s*<statement>(.*?)</statement>(.*?)</finding>', re.DOTALL
+)
+
+
+def _hypotheses_answer(prompt: str) -> dict[str, Any]:
+    """One hypothesis per finding shown: that it holds, supported by its first passage."""
+    hypotheses = []
+    for statement, block in _HYPOTHESIS_FINDING.findall(prompt)[:5]:
+        sources = _sources(block)
+        hypotheses.append(
+            {
+                "statement": f"{statement.strip()} (holds beyond the sources found so far)",
+                "supports_if": "Another independent source states the same.",
+                "refutes_if": "An independent source states otherwise.",
+                "evidence": [{"id": sources[0][0], "stance": "support"}] if sources else [],
+            }
+        )
+    return {"hypotheses": hypotheses}
+
+
 def _write_answer(prompt: str) -> dict[str, Any]:
     claims: list[dict[str, Any]] = []
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()  # a sentence once per section: two sections may share a source
     for subquestion_id, block in _FINDING.findall(prompt):
         sources = _sources(block)
         supporting = [source for source in sources if source[1] == "supports"] or sources
@@ -314,8 +385,8 @@ def _write_answer(prompt: str) -> dict[str, Any]:
             continue
         evidence_id, _, quote = supporting[0]
         text = first_sentence(quote)
-        if text not in seen:
-            seen.add(text)
+        if (subquestion_id, text) not in seen:
+            seen.add((subquestion_id, text))
             claims.append({"section": subquestion_id, "text": text, "evidence_ids": [evidence_id]})
     return {"claims": claims}
 

@@ -11,6 +11,14 @@ from collections.abc import Iterable, Sequence
 from researchapp.core.enums import FindingStatus, Resolution, Stance
 from researchapp.pipeline.values import CheckIssue, Claim, ReviewedFinding
 
+MAX_AUTHORS = 3  # more are "et al."
+
+
+def paper_reference(authors: Sequence[str], venue: str, year: int | None, doi: str = "") -> str:
+    """ "Lima, Zhang, Okafor et al. · Journal of Photovoltaics · 2023 · DOI 10.1/x"; "" for a web page."""
+    names = ", ".join(authors[:MAX_AUTHORS]) + (" et al." if len(authors) > MAX_AUTHORS else "")
+    return " · ".join(part for part in (names, venue, str(year or ""), f"DOI {doi}" if doi else "") if part)
+
 
 def report_bucket(finding: ReviewedFinding) -> str:
     """Where a finding goes: "body", "disputed", "gap", or "left_out" (dropped, more research)."""

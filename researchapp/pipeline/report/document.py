@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# Where a passage stands in a dispute or a gap.
+# Where a passage stands in a dispute or a gap, or on which side of a hypothesis.
 KEPT, SET_ASIDE, CLOSEST = "kept", "set aside", "closest"
+FOR, AGAINST = "for", "against"
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,9 @@ DECISION_WORDS = {
     "picked": "one side picked",
     "disputed": "kept as disputed",
     "gap": "kept as a point to verify",
+    "accepted": "accepted",
+    "rejected": "rejected",
+    "open": "kept open",
     "": "not reviewed by an analyst",
 }
 
@@ -108,6 +112,19 @@ class Gap:
 
 
 @dataclass(frozen=True)
+class TestedHypothesis:
+    """A hypothesis proposed after the first round: what would support or refute it, the passages
+    on each side (quoted in full, roles ``FOR``/``AGAINST``) and the analyst's verdict."""
+
+    hypothesis_id: int
+    statement: str
+    supports_if: str
+    refutes_if: str
+    passages: tuple[Passage, ...] = ()
+    decision: Decision = field(default_factory=Decision)
+
+
+@dataclass(frozen=True)
 class Document:
     title: str
     answer: tuple[Statement, ...] = ()
@@ -115,6 +132,7 @@ class Document:
     sections: tuple[Section, ...] = ()
     disputes: tuple[Dispute, ...] = ()
     gaps: tuple[Gap, ...] = ()
+    hypotheses: tuple[TestedHypothesis, ...] = ()
 
     def statements(self) -> list[Statement]:
         """Every cited sentence in reading order (a summary repeats its sections' sentences)."""
@@ -130,7 +148,7 @@ class Document:
 
     def quoted_ids(self) -> list[int]:
         """Evidence ids whose quotes the document shows in full as records (disputes and gaps)."""
-        records = [*self.disputes, *self.gaps]
+        records = [*self.disputes, *self.gaps, *self.hypotheses]
         return list(dict.fromkeys(p.evidence_id for record in records for p in record.passages))
 
 
@@ -184,6 +202,17 @@ def document_from_json(data: dict[str, Any]) -> Document:
                 decision=Decision(**item.get("decision", {})),
             )
             for item in data.get("gaps", ())
+        ),
+        hypotheses=tuple(
+            TestedHypothesis(
+                hypothesis_id=int(item["hypothesis_id"]),
+                statement=str(item["statement"]),
+                supports_if=str(item.get("supports_if", "")),
+                refutes_if=str(item.get("refutes_if", "")),
+                passages=_passages(item.get("passages", [])),
+                decision=Decision(**item.get("decision", {})),
+            )
+            for item in data.get("hypotheses", ())
         ),
     )
 

@@ -14,7 +14,16 @@ from collections.abc import Callable
 
 from researchapp.core.enums import INSUFFICIENT_MARK
 from researchapp.pipeline.report import markers
-from researchapp.pipeline.report.document import Decision, Dispute, Document, Gap, Passage, Section, Statement
+from researchapp.pipeline.report.document import (
+    Decision,
+    Dispute,
+    Document,
+    Gap,
+    Passage,
+    Section,
+    Statement,
+    TestedHypothesis,
+)
 
 _MARKUP = re.compile(r"([\\`*_\[\]<>&!|~#$@{}])")
 _URL_COLON = re.compile(r":(?=//)")
@@ -28,6 +37,8 @@ SUMMARY_HEADING = "## Key findings"
 TABLE_HEADING = "## Comparison"
 DISPUTED_HEADING = "## Disputed findings"
 GAPS_HEADING = "## To verify [证据不足]"
+HYPOTHESES_HEADING = "## Hypotheses tested"
+NO_PASSAGE_FOR_HYPOTHESIS = "No passage found on either side yet."
 PROVENANCE_LINE = (
     "*This report was written from verbatim quotes of stored sources: every [E…] marker points at "
     "a quoted passage listed under References.*"
@@ -45,6 +56,8 @@ ROLE_LABELS = {
     "kept": "Kept",
     "set aside": "Set aside",
     "closest": "Closest passage",
+    "for": "For",
+    "against": "Against",
 }
 
 
@@ -89,10 +102,21 @@ def _gap_lines(gap: Gap, passage: Callable[[Passage], str]) -> list[str]:
     return lines + [decision_line(gap.decision)]
 
 
+def _hypothesis_lines(hypothesis: TestedHypothesis, passage: Callable[[Passage], str]) -> list[str]:
+    lines = ["", f"### {markdown_text(hypothesis.statement)}", ""]
+    lines += [
+        f"- Would support it: {markdown_text(hypothesis.supports_if)}",
+        f"- Would refute it: {markdown_text(hypothesis.refutes_if)}",
+    ]
+    lines += [f"- {passage(item)}" for item in hypothesis.passages] or [f"- {NO_PASSAGE_FOR_HYPOTHESIS}"]
+    return lines + [decision_line(hypothesis.decision)]
+
+
 def body_markdown(
     document: Document, passage: Callable[[Passage], str], table: list[str] | None = None
 ) -> list[str]:
-    """The report's body (after its title): answer, comparison table, sections, disputes, gaps."""
+    """The report's body (after its title): answer, comparison table, sections, disputes, gaps,
+    hypotheses."""
     lines: list[str] = []
     if document.answer:
         lines += ["", SUMMARY_HEADING if document.answer_is_summary else ANSWER_HEADING, ""]
@@ -111,6 +135,10 @@ def body_markdown(
         lines += ["", GAPS_HEADING]
         for gap in document.gaps:
             lines += _gap_lines(gap, passage)
+    if document.hypotheses:
+        lines += ["", HYPOTHESES_HEADING]
+        for hypothesis in document.hypotheses:
+            lines += _hypothesis_lines(hypothesis, passage)
     return lines
 
 

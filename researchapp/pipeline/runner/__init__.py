@@ -8,6 +8,7 @@ are the services' business, not the runner's.
 
 from researchapp.pipeline.runner.analyse import run_analyse
 from researchapp.pipeline.runner.collect import collection_complete, run_collect
+from researchapp.pipeline.runner.deep import run_deep
 from researchapp.pipeline.runner.plan import run_plan, run_probe
 from researchapp.pipeline.runner.rows import approved_subquestions, subquestion_value
 from researchapp.pipeline.runner.write import recheck, run_write
@@ -18,6 +19,7 @@ __all__ = [
     "recheck",
     "run_analyse",
     "run_collect",
+    "run_deep",
     "run_plan",
     "run_probe",
     "run_write",

@@ -13,6 +13,7 @@ from researchapp.models import Finding, FindingEvidence, ResearchTask, SubQuesti
 from researchapp.pipeline import values
 from researchapp.pipeline.analyser import Analyser
 from researchapp.pipeline.analyser.extractive import rejected_analysis
+from researchapp.pipeline.deep.tools import DERIVED_KEY
 from researchapp.pipeline.runner.rows import (
     approved_subquestions,
     evidence_value,
@@ -102,7 +103,8 @@ def store_findings(task: ResearchTask, subquestion: SubQuestion, proposed: list[
         # Undecided means no resolution and nobody's hand on it: an item an analyst answered with
         # evidence added by hand is supported, unresolved, and decided (``resolved_at``).
         undecided = Finding.objects.filter(subquestion=subquestion, resolution="", resolved_at__isnull=True)
-        undecided.exclude(key__in=keys).delete()
+        # A figure deep mode's loop computed is not analysis's to drop (``pipeline.deep.tools``).
+        undecided.exclude(key__in=keys).exclude(key__startswith=DERIVED_KEY).delete()
         for item in proposed:
             finding, created = Finding.objects.get_or_create(
                 subquestion=subquestion,

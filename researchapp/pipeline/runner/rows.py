@@ -12,6 +12,7 @@ from django.db.models import F, Model
 from researchapp.core.enums import FindingStatus, Resolution, Stance
 from researchapp.models import Event, Evidence, Finding, LLMCall, ResearchTask, Source, SubQuestion
 from researchapp.pipeline import values
+from researchapp.pipeline.report import paper_reference
 
 
 def subquestion_value(row: SubQuestion, *, round_no: int = 1) -> values.SubQuestion:
@@ -39,6 +40,7 @@ def evidence_value(row: Evidence) -> values.Evidence:
         source_title=source.title,
         cluster=source.cluster or f"s{row.source_id}",
         matched_terms=tuple(row.matched_terms or ()),
+        source_reference=paper_reference(tuple(source.authors or ()), source.venue, source.year, source.doi),
     )
 
 

@@ -11,6 +11,7 @@ from researchapp.core.enums import Resolution
 from researchapp.models import Event, Evidence, Finding, ReportDraft, ResearchTask, Stage
 from researchapp.pipeline import values
 from researchapp.pipeline.report import describe_claim
+from researchapp.pipeline.runner.hypotheses import tested_hypotheses
 from researchapp.pipeline.runner.rows import (
     approved_subquestions,
     evidence_value,
@@ -21,6 +22,7 @@ from researchapp.pipeline.runner.rows import (
 from researchapp.pipeline.runner.wiring import checker_for, writer_for
 from researchapp.pipeline.writer import Writer
 from researchapp.pipeline.writer.extractive import ExtractiveWriter
+from researchapp.pipeline.writer.render import with_hypotheses
 from researchapp.providers.base import ProviderError
 
 
@@ -106,6 +108,8 @@ def run_write(task: ResearchTask) -> ReportDraft:
     """
     brief = brief_for(task)
     writer = writer_for(task)
+    hypotheses, hypothesis_evidence = tested_hypotheses(task)
+    quoted = [*(item for finding in brief.findings for item in finding.evidence), *hypothesis_evidence]
     feedback: list[values.CheckIssue] = []
     previous = task.drafts.filter(write_pass=task.write_pass - 1).order_by("-revision").first()
     if previous:
@@ -121,6 +125,7 @@ def run_write(task: ResearchTask) -> ReportDraft:
                 )
             finally:
                 record_usage(task, usage)
+            draft = with_hypotheses(draft, hypotheses, quoted)
             issues = check(task, draft, brief)
             version = (task.drafts.aggregate(v=Max("version"))["v"] or 0) + 1
             stored = ReportDraft.objects.create(

@@ -7,6 +7,7 @@ draft's Markdown from that structure; every export renders the same structure ag
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from researchapp.core.enums import INSUFFICIENT_MARK, Resolution
 from researchapp.pipeline.report import report_bucket, stated_elsewhere
@@ -21,6 +22,8 @@ from researchapp.pipeline.report.document import (
     Passage,
     Section,
     Statement,
+    TestedHypothesis,
+    document_from_json,
     document_json,
 )
 from researchapp.pipeline.report.markdown import (
@@ -51,7 +54,8 @@ def _evidence_index(findings: Sequence[ReviewedFinding]) -> dict[int, Evidence]:
 
 
 def _source_words(item: Evidence) -> str:
-    return ", ".join(markdown_text(part) for part in (item.source_title, item.source_url) if part)
+    parts = (item.source_title, item.source_reference, item.source_url)
+    return ", ".join(markdown_text(part) for part in parts if part)
 
 
 def _reference(item: Evidence) -> str:
@@ -189,6 +193,24 @@ def render_draft(
     references: every cited evidence id once, in reading order, with its quote and source)."""
     document, rendered = build_document(question, subquestions, findings, claims)
     index = _evidence_index(findings)
+    return Draft(
+        markdown=draft_markdown(document, index), claims=tuple(rendered), document=document_json(document)
+    )
+
+
+def with_hypotheses(
+    draft: Draft, hypotheses: Sequence[TestedHypothesis], evidence: Sequence[Evidence]
+) -> Draft:
+    """The draft with a "Hypotheses tested" section: each hypothesis, the passages on each side
+    (``evidence`` holds their quotes and every quote the draft already had) and the verdict."""
+    if not hypotheses:
+        return draft
+    document = replace(document_from_json(dict(draft.document)), hypotheses=tuple(hypotheses))
+    index = {item.id: item for item in evidence}
+    return replace(draft, markdown=draft_markdown(document, index), document=document_json(document))
+
+
+def draft_markdown(document: Document, index: dict[int, Evidence]) -> str:
     lines = [f"# {markdown_text(document.title)}", "", PROVENANCE_LINE]
     lines += body_markdown(document, _passage_line(index))
     references = [_reference(index[i]) for i in document.cited_ids() if i in index]
@@ -196,4 +218,4 @@ def render_draft(
         lines += ["", REFERENCES_HEADING]
         for reference in references:
             lines += ["", reference]
-    return Draft(markdown="\n".join(lines) + "\n", claims=tuple(rendered), document=document_json(document))
+    return "\n".join(lines) + "\n"

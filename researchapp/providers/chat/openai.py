@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import openai
 
-from researchapp.providers.base import ChatReply, ChatRequest, ConfigurationError, ProviderError
+from researchapp.providers.base import ChatReply, ChatRequest, ConfigurationError, ProviderError, ToolCall
 
 
 class OpenAIChat:
@@ -54,6 +54,8 @@ class OpenAIChat:
             options["response_format"] = request.response_format
         if request.max_tokens is not None:
             options["max_tokens"] = request.max_tokens
+        if request.tools:
+            options["tools"] = request.tools
         try:
             response = self._client.chat.completions.create(
                 model=request.model,
@@ -73,10 +75,21 @@ class OpenAIChat:
             tokens_in=response.usage.prompt_tokens if response.usage else 0,
             tokens_out=response.usage.completion_tokens if response.usage else 0,
             latency_ms=int((time.monotonic() - started) * 1000),
+            tool_calls=tool_calls_of(message),
         )
 
     def close(self) -> None:
         self._client.close()
+
+
+def tool_calls_of(message: Any) -> tuple[ToolCall, ...]:
+    """The function calls of an assistant message (other kinds of tool call are not ours)."""
+    calls = getattr(message, "tool_calls", None) or ()
+    return tuple(
+        ToolCall(id=call.id or "", name=call.function.name or "", arguments=call.function.arguments or "")
+        for call in calls
+        if getattr(call, "type", "function") == "function" and getattr(call, "function", None) is not None
+    )
 
 
 def provider_error_for(error: openai.OpenAIError, *, model: str) -> ProviderError:

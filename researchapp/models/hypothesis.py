@@ -1,0 +1,61 @@
+"""Hypotheses: claims the engine proposes after the first round, tested against stored evidence."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from researchapp.core.enums import HypothesisStance, HypothesisStatus
+
+STATUS_LABELS = {
+    HypothesisStatus.OPEN: _("open"),
+    HypothesisStatus.ACCEPTED: _("accepted"),
+    HypothesisStatus.REJECTED: _("rejected"),
+}
+
+
+class Hypothesis(models.Model):
+    Status = models.TextChoices("Status", [(s.name, (s.value, STATUS_LABELS[s])) for s in HypothesisStatus])
+
+    task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="hypotheses")
+    key = models.CharField(max_length=200, help_text="Stable per proposer input, so re-runs upsert.")
+    statement = models.TextField()
+    supports_if = models.TextField(help_text="What evidence would support it.")
+    refutes_if = models.TextField(help_text="What evidence would refute it.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=HypothesisStatus.OPEN.value)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    note = models.TextField(blank=True)
+    # Bumped on every decision: a decision names the version it saw, so two analysts cannot both win.
+    version = models.PositiveIntegerField(default=1)
+    proposed_by = models.CharField(max_length=32, blank=True, help_text='"extractive" or "model".')
+    created_at = models.DateTimeField(auto_now_add=True)
+    evidence = models.ManyToManyField(
+        "researchapp.Evidence", through="HypothesisEvidence", related_name="hypotheses"
+    )
+
+    class Meta:
+        ordering = ["task", "id"]
+        verbose_name_plural = "hypotheses"
+        constraints = [models.UniqueConstraint(fields=["task", "key"], name="hypothesis_unique_key")]
+
+    def __str__(self) -> str:
+        return self.statement[:80]
+
+
+class HypothesisEvidence(models.Model):
+    hypothesis = models.ForeignKey(Hypothesis, on_delete=models.CASCADE, related_name="links")
+    evidence = models.ForeignKey(
+        "researchapp.Evidence", on_delete=models.CASCADE, related_name="hypothesis_links"
+    )
+    stance = models.CharField(max_length=8, choices=[(s.value, s.value) for s in HypothesisStance])
+
+    class Meta:
+        ordering = ["hypothesis", "stance", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["hypothesis", "evidence"], name="hypothesisevidence_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"hypothesis {self.hypothesis_id} {self.stance} E{self.evidence_id}"
