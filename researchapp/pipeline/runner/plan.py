@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
+from django.conf import settings
 from django.db import transaction
 
 from researchapp.core.enums import Intent
@@ -105,16 +108,22 @@ def run_probe(task: ResearchTask, plan: Plan) -> list[Coverage]:
     """Probe each sub-question of the draft plan and store what it found (``SubQuestion.coverage``)."""
     collector = collector_for(task)
     web = task.search_provider != "local"
-    found = []
-    for row in plan.subquestions.all():
-        coverage = probe(
-            subquestion_value(row),
+    rows = list(plan.subquestions.all())
+
+    def probe_one(row_value: values.SubQuestion) -> Coverage:  # no database here: it runs in a thread
+        return probe(
+            row_value,
             question=task.question,
             search=collector.search,
             fetcher=None if web else collector.fetcher,
             max_queries=1 if web else 3,
         )
+
+    # The sub-questions' probes are independent searches: they wait side by side, not in a row.
+    workers = max(1, min(len(rows), settings.RESEARCH["CONCURRENCY"]))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="probe") as pool:
+        found = list(pool.map(probe_one, [subquestion_value(row) for row in rows]))
+    for row, coverage in zip(rows, found, strict=True):
         SubQuestion.objects.filter(pk=row.pk).update(coverage=coverage.as_json())
         record_warnings(task, Stage.PLANNING, coverage.warnings)
-        found.append(coverage)
     return found
