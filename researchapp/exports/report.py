@@ -17,12 +17,14 @@ from researchapp.core.enums import INSUFFICIENT_MARK, Intent
 from researchapp.models import Evidence, ReportDraft, ResearchTask, Source
 from researchapp.pipeline.report import paper_reference
 from researchapp.pipeline.report.document import (
+    READ_FROM,
     Decision,
     Document,
     Passage,
     Statement,
     document_from_claims,
     document_from_json,
+    figure_text,
 )
 from researchapp.pipeline.report.markdown import role_label
 from researchapp.pipeline.report.table import Comparison, comparison
@@ -98,10 +100,12 @@ class Sentence:
 
 @dataclass(frozen=True)
 class Shown:
-    """A passage quoted in full in a dispute or a gap (a record, not a citation)."""
+    """A passage quoted in full in a record; a computed figure's input cites it (``cites``: its
+    evidence id, a marker linking to the appendix)."""
 
     label: str
     quote: Quote | None
+    cites: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -116,6 +120,8 @@ class Record:
     searched: tuple[str, ...] = ()
     supports_if: str = ""  # a hypothesis: what would support it, and what would refute it
     refutes_if: str = ""
+    result: str = ""  # a computed figure: its result and the code that computed it; its passages
+    code: str = ""  # are its inputs ("forecast = 26 — read from E12") with their quotes
 
 
 @dataclass(frozen=True)
@@ -154,9 +160,10 @@ class Report:
     disputes: tuple[Record, ...]
     gaps: tuple[Record, ...]
     hypotheses: tuple[Record, ...]
+    computed: tuple[Record, ...]
     method: Method
     references: tuple[Reference, ...]
-    appendix: tuple[Quote, ...]  # every cited quote, in reading order
+    appendix: tuple[Quote, ...]  # every cited quote (computed figures' inputs too), in reading order
     quotes: dict[int, Quote]
 
     @property
@@ -187,12 +194,14 @@ class Report:
             entries.append(("to-verify", f"To verify {INSUFFICIENT_MARK}"))
         if self.hypotheses:
             entries.append(("hypotheses", "Hypotheses tested"))
+        if self.computed:
+            entries.append(("computed", "Computed figures"))
         return entries + [("method", "Method"), ("references", "References"), ("appendix", "Appendix")]
 
     def sentences(self) -> list[Sentence]:
         """Every sentence a comment can attach to, in reading order."""
         found = [s for block in self.blocks for s in block.sentences]
-        records = (*self.disputes, *self.gaps, *self.hypotheses)
+        records = (*self.disputes, *self.gaps, *self.hypotheses, *self.computed)
         return [*self.answer, *found, *(record.heading for record in records)]
 
 
@@ -288,11 +297,13 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
     """The report of ``draft``, ready for any format (a fixed number of queries, whatever its size).
 
     1. The stored structure; 2. the quoted ledger rows, references numbered in reading order;
-    3. sentences with their anchors; disputes, gaps and hypotheses with their passages; 4. the method.
+    3. sentences with their anchors; disputes, gaps, hypotheses and computed figures with their
+    passages; 4. the method.
     """
     task = (tasks or ResearchTask.objects).select_related("corpus").get(pk=draft.task_id)
     document = document_of(draft, task)
-    cited = document.cited_ids()
+    # Computed figures cite the passages their inputs were read from, after the sentences' citations.
+    cited = list(dict.fromkeys([*document.cited_ids(), *document.computed_ids()]))
     quotes, references = _quotes(_evidence_rows(task, [*cited, *document.quoted_ids()]), cited)
     anchors = _Anchors()
 
@@ -344,6 +355,25 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
         )
         for number, h in enumerate(document.hypotheses, start=1)
     )
+    computed = tuple(
+        Record(
+            kind="computed",
+            anchor=f"computed-{number}",
+            heading=anchors.sentence(f"{c.description}: {figure_text(c.result)}"),
+            passages=tuple(
+                Shown(
+                    f"{i.name} = {figure_text(i.value)} — {role_label(READ_FROM).lower()}",
+                    quotes.get(i.evidence_id),
+                    (i.evidence_id,),
+                )
+                for i in c.inputs
+            ),
+            decision=Decision(),
+            result=figure_text(c.result),
+            code=c.code,
+        )
+        for number, c in enumerate(document.computed, start=1)
+    )
     return Report(
         task=task,
         draft=draft,
@@ -356,6 +386,7 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
         disputes=disputes,
         gaps=gaps,
         hypotheses=hypotheses,
+        computed=computed,
         method=_method(task, draft),
         references=tuple(references),
         appendix=tuple(quotes[i] for i in cited if i in quotes),

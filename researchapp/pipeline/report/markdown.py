@@ -15,6 +15,8 @@ from collections.abc import Callable
 from researchapp.core.enums import INSUFFICIENT_MARK
 from researchapp.pipeline.report import markers
 from researchapp.pipeline.report.document import (
+    READ_FROM,
+    ComputedFigure,
     Decision,
     Dispute,
     Document,
@@ -23,6 +25,7 @@ from researchapp.pipeline.report.document import (
     Section,
     Statement,
     TestedHypothesis,
+    figure_text,
 )
 
 _MARKUP = re.compile(r"([\\`*_\[\]<>&!|~#$@{}])")
@@ -39,6 +42,10 @@ DISPUTED_HEADING = "## Disputed findings"
 GAPS_HEADING = "## To verify [证据不足]"
 HYPOTHESES_HEADING = "## Hypotheses tested"
 NO_PASSAGE_FOR_HYPOTHESIS = "No passage found on either side yet."
+COMPUTED_HEADING = "## Computed figures"
+COMPUTED_LINE = (
+    "Computed in a sandbox from numbers of the quoted passages; each input was checked against its quote."
+)
 PROVENANCE_LINE = (
     "*This report was written from verbatim quotes of stored sources: every [E…] marker points at "
     "a quoted passage listed under References.*"
@@ -58,6 +65,7 @@ ROLE_LABELS = {
     "closest": "Closest passage",
     "for": "For",
     "against": "Against",
+    READ_FROM: "Read from",
 }
 
 
@@ -112,11 +120,30 @@ def _hypothesis_lines(hypothesis: TestedHypothesis, passage: Callable[[Passage],
     return lines + [decision_line(hypothesis.decision)]
 
 
+def code_block(code: str) -> list[str]:
+    """``code`` as a fenced block whose fence is longer than any run of backticks in it: nothing in
+    the code can close the block early, and nothing inside a block is Markdown."""
+    runs = [len(run) for run in re.findall(r"`+", code)]
+    fence = "`" * max(3, max(runs, default=0) + 1)
+    return [f"{fence}python", *code.replace("\r\n", "\n").replace("\r", "\n").split("\n"), fence]
+
+
+def _computed_lines(figure: ComputedFigure, passage: Callable[[Passage], str]) -> list[str]:
+    result = figure_text(figure.result)
+    lines = ["", f"### {markdown_text(figure.description)}: {result}", "", f"- Result: {result}"]
+    lines += [
+        f"- {markdown_text(item.name)} = {figure_text(item.value)} — "
+        f"{passage(Passage(item.evidence_id, READ_FROM))}"
+        for item in figure.inputs
+    ]
+    return [*lines, "", *code_block(figure.code)]
+
+
 def body_markdown(
     document: Document, passage: Callable[[Passage], str], table: list[str] | None = None
 ) -> list[str]:
     """The report's body (after its title): answer, comparison table, sections, disputes, gaps,
-    hypotheses."""
+    hypotheses, computed figures."""
     lines: list[str] = []
     if document.answer:
         lines += ["", SUMMARY_HEADING if document.answer_is_summary else ANSWER_HEADING, ""]
@@ -139,6 +166,10 @@ def body_markdown(
         lines += ["", HYPOTHESES_HEADING]
         for hypothesis in document.hypotheses:
             lines += _hypothesis_lines(hypothesis, passage)
+    if document.computed:
+        lines += ["", COMPUTED_HEADING, "", f"*{COMPUTED_LINE}*"]
+        for figure in document.computed:
+            lines += _computed_lines(figure, passage)
     return lines
 
 

@@ -15,6 +15,7 @@ from researchapp.pipeline.report.document import (
     CLOSEST,
     KEPT,
     SET_ASIDE,
+    ComputedFigure,
     Decision,
     Dispute,
     Document,
@@ -206,6 +207,17 @@ def with_hypotheses(
     if not hypotheses:
         return draft
     document = replace(document_from_json(dict(draft.document)), hypotheses=tuple(hypotheses))
+    index = {item.id: item for item in evidence}
+    return replace(draft, markdown=draft_markdown(document, index), document=document_json(document))
+
+
+def with_computed(draft: Draft, figures: Sequence[ComputedFigure], evidence: Sequence[Evidence]) -> Draft:
+    """The draft with a "Computed figures" section: each figure's result, its code, and each input
+    with the passage it was read from (``evidence`` holds their quotes and every quote the draft
+    already had)."""
+    if not figures:
+        return draft
+    document = replace(document_from_json(dict(draft.document)), computed=tuple(figures))
     index = {item.id: item for item in evidence}
     return replace(draft, markdown=draft_markdown(document, index), document=document_json(document))
 
