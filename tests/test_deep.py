@@ -9,12 +9,14 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from researchapp.exports.pdf import render_pdf
 from researchapp.exports.report import report_of
 from researchapp.models import Event, Evidence, Finding, Source, Step
 from researchapp.pipeline.deep import tools
 from tests.deep_helpers import AT_OR_PAST_EVIDENCE_GATE, run_deep_task
 from tests.helpers import client_for
 from tests.live import live_settings, web_results
+from tests.report_checks import pdf_links
 from tests.stubs import openai_tools as agent
 from tests.stubs.academic_api import StubPaper
 from tests.stubs.json_api import Failure
@@ -254,6 +256,28 @@ def test_a_deep_task_runs_to_an_approved_report_that_references_the_paper(
     markdown = client_for(researcher).get(reverse("export_markdown", args=[task.pk])).content.decode()
     assert PAPER.doi in markdown.split("## References", 1)[1]
     call_command("ledger_verify", task=task.pk, stdout=StringIO())
+    # and the approved report shows the growth rate computed in the sandbox, both input quotes cited
+    report = report_of(task.drafts.get(approved_at__isnull=False))
+    growth = round((float(MEASURED) - float(FORECAST)) / float(FORECAST) * 100, 2)
+    assert report.computed, "no computed figure in the approved report"
+    appendix = {quote.evidence_id for quote in report.appendix}
+    for record in report.computed:
+        assert record.result == f"{growth:g}" and "(measured - forecast) / forecast" in record.code
+        forecast, measured = record.passages
+        assert forecast.label.startswith(f"forecast = {FORECAST} ") and forecast.quote is not None
+        assert (
+            measured.label.startswith(f"measured = {MEASURED} ") and measured.quote.reference.doi == PAPER.doi
+        )
+        assert f"{FORECAST} gigawatt hours" in forecast.quote.text
+        assert f"{MEASURED} gigawatt hours" in measured.quote.text
+        ids = {*forecast.cites, *measured.cites}
+        assert len(ids) == 2 and ids <= appendix and ids <= set(report.document.quoted_ids())
+    computed = markdown.split("## Computed figures", 1)[1].split("## Method", 1)[0]
+    assert f": {growth:g}" in computed and f"forecast = {FORECAST} — Read from E" in computed
+    # and the PDF links each input's marker to its appendix entry
+    _, dests, named = pdf_links(render_pdf(report.draft))
+    inputs = {f"e{i}" for record in report.computed for shown in record.passages for i in shown.cites}
+    assert inputs <= set(dests) and inputs <= named
 
 
 # --- budgets ----------------------------------------------------------------------------------
