@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from researchapp.pipeline.report.labels import EN
+
 # Where a passage stands in a dispute or a gap, or on which side of a hypothesis.
 KEPT, SET_ASIDE, CLOSEST = "kept", "set aside", "closest"
 READ_FROM = "read from"  # the passage a computed figure's input was read from
@@ -43,17 +45,6 @@ class Passage:
     role: str  # "supports", "contradicts", KEPT, SET_ASIDE or CLOSEST
 
 
-DECISION_WORDS = {
-    "picked": "one side picked",
-    "disputed": "kept as disputed",
-    "gap": "kept as a point to verify",
-    "accepted": "accepted",
-    "rejected": "rejected",
-    "open": "kept open",
-    "": "not reviewed by an analyst",
-}
-
-
 AUTO_APPROVED = "auto-approved"  # the note a gate passed by ``--auto-approve`` leaves (services)
 
 
@@ -73,18 +64,9 @@ class Decision:
 
     @property
     def summary(self) -> str:
-        """ "an analyst picked one side (analyst, 2025-06-01 10:12 UTC)": the decision without its reason."""
-        what = DECISION_WORDS.get(self.resolution, self.resolution)
-        when = f"{self.at[:16].replace('T', ' ')} UTC" if self.at else ""
-        # A gate passed with --auto-approve decided by itself, and says so.
-        auto = not self.by and self.note == AUTO_APPROVED
-        by = (
-            f"by {self.by}"
-            if self.by
-            else (AUTO_APPROVED if auto else "by no analyst named" if self.resolution else "")
-        )
-        who = ", ".join(part for part in (by, when) if part)
-        return f"{what} ({who})" if who else what
+        """ "one side picked (by analyst, 2025-06-01 10:12 UTC)": the decision without its reason
+        (in English; ``Labels.decision_summary`` in the report's language)."""
+        return EN.decision_summary(self, auto_note=AUTO_APPROVED)
 
 
 @dataclass(frozen=True)
