@@ -16,7 +16,7 @@ from researchapp.pipeline.deep import tools
 from tests.deep_helpers import AT_OR_PAST_EVIDENCE_GATE, run_deep_task
 from tests.helpers import client_for
 from tests.live import live_settings, web_results
-from tests.report_checks import pdf_links
+from tests.report_checks import assert_inputs_cited
 from tests.stubs import openai_tools as agent
 from tests.stubs.academic_api import StubPaper
 from tests.stubs.json_api import Failure
@@ -259,25 +259,12 @@ def test_a_deep_task_runs_to_an_approved_report_that_references_the_paper(
     # and the approved report shows the growth rate computed in the sandbox, both input quotes cited
     report = report_of(task.drafts.get(approved_at__isnull=False))
     growth = round((float(MEASURED) - float(FORECAST)) / float(FORECAST) * 100, 2)
-    assert report.computed, "no computed figure in the approved report"
-    appendix = {quote.evidence_id for quote in report.appendix}
-    for record in report.computed:
-        assert record.result == f"{growth:g}" and "(measured - forecast) / forecast" in record.code
-        forecast, measured = record.passages
-        assert forecast.label.startswith(f"forecast = {FORECAST} ") and forecast.quote is not None
-        assert (
-            measured.label.startswith(f"measured = {MEASURED} ") and measured.quote.reference.doi == PAPER.doi
-        )
-        assert f"{FORECAST} gigawatt hours" in forecast.quote.text
-        assert f"{MEASURED} gigawatt hours" in measured.quote.text
-        ids = {*forecast.cites, *measured.cites}
-        assert len(ids) == 2 and ids <= appendix and ids <= set(report.document.quoted_ids())
-    computed = markdown.split("## Computed figures", 1)[1].split("## Method", 1)[0]
-    assert f": {growth:g}" in computed and f"forecast = {FORECAST} — Read from E" in computed
-    # and the PDF links each input's marker to its appendix entry
-    _, dests, named = pdf_links(render_pdf(report.draft))
-    inputs = {f"e{i}" for record in report.computed for shown in record.passages for i in shown.cites}
-    assert inputs <= set(dests) and inputs <= named
+    assert report.computed and all(record.result == f"{growth:g}" for record in report.computed)
+    for before, after in (record.passages for record in report.computed):  # forecast, measured
+        assert before.label.startswith(f"forecast = {FORECAST} ") and FORECAST in before.quote.text
+        assert after.label.startswith(f"measured = {MEASURED} ") and after.quote.reference.doi == PAPER.doi
+    assert_inputs_cited(report, render_pdf(report.draft))  # in the appendix, linked in the PDF
+    assert f"forecast = {FORECAST} — Read from E" in markdown.split("## Computed figures", 1)[1]
 
 
 # --- budgets ----------------------------------------------------------------------------------
