@@ -138,3 +138,16 @@ def pdf_fonts(pdf_path: Path, env: dict[str, str] | None = None) -> str:
     return subprocess.run(
         ["pdffonts", str(pdf_path)], capture_output=True, check=True, text=True, env=env
     ).stdout
+
+
+def assert_inputs_cited(report, pdf: bytes) -> None:
+    """Every input of every computed figure of ``report`` (``exports.report.Report``) cites one quote,
+    two inputs of a figure two different ones, each in the appendix and linked to it in ``pdf``."""
+    appendix = {quote.evidence_id for quote in report.appendix}
+    _, dests, named = pdf_links(pdf)
+    for record in report.computed:
+        ids = [i for shown in record.passages for i in shown.cites]
+        assert len(ids) == len(record.passages) == len(set(ids)), record
+        assert all(shown.quote is not None for shown in record.passages)
+        assert set(ids) <= appendix and set(ids) <= set(report.document.quoted_ids())
+        assert {f"e{i}" for i in ids} <= set(dests) and {f"e{i}" for i in ids} <= named

@@ -9,12 +9,14 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from researchapp.exports.pdf import render_pdf
 from researchapp.exports.report import report_of
 from researchapp.models import Event, Evidence, Finding, Source, Step
 from researchapp.pipeline.deep import tools
 from tests.deep_helpers import AT_OR_PAST_EVIDENCE_GATE, run_deep_task
 from tests.helpers import client_for
 from tests.live import live_settings, web_results
+from tests.report_checks import assert_inputs_cited
 from tests.stubs import openai_tools as agent
 from tests.stubs.academic_api import StubPaper
 from tests.stubs.json_api import Failure
@@ -254,6 +256,15 @@ def test_a_deep_task_runs_to_an_approved_report_that_references_the_paper(
     markdown = client_for(researcher).get(reverse("export_markdown", args=[task.pk])).content.decode()
     assert PAPER.doi in markdown.split("## References", 1)[1]
     call_command("ledger_verify", task=task.pk, stdout=StringIO())
+    # and the approved report shows the growth rate computed in the sandbox, both input quotes cited
+    report = report_of(task.drafts.get(approved_at__isnull=False))
+    growth = round((float(MEASURED) - float(FORECAST)) / float(FORECAST) * 100, 2)
+    assert report.computed and all(record.result == f"{growth:g}" for record in report.computed)
+    for before, after in (record.passages for record in report.computed):  # forecast, measured
+        assert before.label.startswith(f"forecast = {FORECAST} ") and FORECAST in before.quote.text
+        assert after.label.startswith(f"measured = {MEASURED} ") and after.quote.reference.doi == PAPER.doi
+    assert_inputs_cited(report, render_pdf(report.draft))  # in the appendix, linked in the PDF
+    assert f"forecast = {FORECAST} — Read from E" in markdown.split("## Computed figures", 1)[1]
 
 
 # --- budgets ----------------------------------------------------------------------------------

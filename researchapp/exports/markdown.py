@@ -10,12 +10,10 @@ from __future__ import annotations
 from researchapp.exports.report import Quote, Reference, Report, report_of
 from researchapp.models import ReportDraft
 from researchapp.pipeline.report.document import Passage
-from researchapp.pipeline.report.markdown import body_markdown, markdown_text, role_label
+from researchapp.pipeline.report.markdown import body_markdown, markdown_text
 from researchapp.pipeline.report.table import table_markdown
 
-LEDGER_LINE = (
-    "Each quote is the exact text `snapshot[start:end]` of the stored source snapshot whose SHA-256 is given."
-)
+SNAPSHOT_SLICE = "snapshot[start:end]"  # code in the ledger line, in every language
 
 
 def _named(reference: Reference) -> str:
@@ -53,7 +51,7 @@ def _status(report: Report) -> str:
 def report_markdown(report: Report) -> str:
     """1. Title block and notice; 2. the body as the writer structured it (with the comparison
     table); 3. method; 4. numbered references; 5. appendix; 6. the markers' link definitions."""
-    method, draft = report.method, report.draft
+    method, draft, words = report.method, report.draft, report.labels
     lines = [f"# {markdown_text(report.title)}", ""]
     if report.notice:
         lines += [f"> **Invented sources.** {markdown_text(report.notice)}", ""]
@@ -62,35 +60,36 @@ def report_markdown(report: Report) -> str:
     def passage(item: Passage) -> str:
         quote = report.quotes.get(item.evidence_id)
         shown = _quote(quote) if quote else "(not in the ledger)"
-        return f"{role_label(item.role)} E{item.evidence_id}: {shown}"
+        return f"{words.role(item.role)} E{item.evidence_id}: {shown}"
 
     table = table_markdown(report.table) if report.table else None
-    lines += body_markdown(report.document, passage, table)
+    lines += body_markdown(report.document, passage, table, labels=words)
     models = f" ({markdown_text(', '.join(method.models))})" if method.models else ""
     lines += [
         "",
-        "## Method",
+        f"## {words.method}",
         "",
-        f"- Sources opened: {method.sources_opened}; independent sources: {method.independent_sources}",
-        f"- Rounds of research: {method.rounds}; search: {markdown_text(method.search)}",
-        f"- Engine: {markdown_text(method.engine)}{models}; tokens in / out: "
+        f"- {words.sources_opened}: {method.sources_opened}; "
+        f"{words.independent_sources.lower()}: {method.independent_sources}",
+        f"- {words.rounds}: {method.rounds}; {words.search.lower()}: {markdown_text(method.search)}",
+        f"- {words.engine}: {markdown_text(method.engine)}{models}; {words.tokens.lower()}: "
         f"{method.tokens_in} / {method.tokens_out}",
         *(f"- {markdown_text(note)}" for note in method.notes),
         "",
-        LEDGER_LINE,
+        words.ledger_line.replace(SNAPSHOT_SLICE, f"`{SNAPSHOT_SLICE}`"),
         "",
-        "## References",
+        f"## {words.references}",
         "",
     ]
     for ref in report.references:
         lines.append(
             f"{ref.number}. {_named(ref)} — {_where(ref)} — "
-            f"accessed {ref.accessed:%Y-%m-%d} — sha256 `{ref.sha256}`"
+            f"{words.accessed} {ref.accessed:%Y-%m-%d} — sha256 `{ref.sha256}`"
         )
-    lines += ["", "## Appendix: every cited quote", ""]
+    lines += ["", f"## {words.appendix}", ""]
     for quote in report.appendix:
         lines += [
-            f"**E{quote.evidence_id}** — characters {quote.start}–{quote.end}, relevance "
+            f"**E{quote.evidence_id}** — {words.characters} {quote.start}–{quote.end}, {words.relevance} "
             f"{quote.relevance:.2f}: {_quote(quote)}",
             "",
         ]

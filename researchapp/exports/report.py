@@ -14,19 +14,21 @@ from urllib.parse import urlsplit
 from django.db.models import QuerySet
 
 from researchapp.core.enums import INSUFFICIENT_MARK, Intent
+from researchapp.exports.method import Method, method_of
 from researchapp.models import Evidence, ReportDraft, ResearchTask, Source
 from researchapp.pipeline.report import paper_reference
 from researchapp.pipeline.report.document import (
+    READ_FROM,
     Decision,
     Document,
     Passage,
     Statement,
     document_from_claims,
     document_from_json,
+    figure_text,
 )
-from researchapp.pipeline.report.markdown import role_label
+from researchapp.pipeline.report.labels import Labels, labels_for, report_language
 from researchapp.pipeline.report.table import Comparison, comparison
-from researchapp.pipeline.text.tokens import cjk_count
 
 DEMO_NOTICE = (
     "The sources of this report are an invented demo corpus: its companies, products, figures and web "
@@ -98,10 +100,12 @@ class Sentence:
 
 @dataclass(frozen=True)
 class Shown:
-    """A passage quoted in full in a dispute or a gap (a record, not a citation)."""
+    """A passage quoted in full in a record; a computed figure's input cites it (``cites``: its
+    evidence id, a marker linking to the appendix)."""
 
     label: str
     quote: Quote | None
+    cites: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -116,6 +120,9 @@ class Record:
     searched: tuple[str, ...] = ()
     supports_if: str = ""  # a hypothesis: what would support it, and what would refute it
     refutes_if: str = ""
+    result: str = ""  # a computed figure: its result and the code that computed it; its passages
+    code: str = ""  # are its inputs ("forecast = 26 — read from E12") with their quotes
+    decision_text: str = ""  # ``decision.summary`` in the report's language
 
 
 @dataclass(frozen=True)
@@ -126,19 +133,6 @@ class Block:
     heading: str
     sentences: tuple[Sentence, ...]
     note: str
-
-
-@dataclass(frozen=True)
-class Method:
-    sources_opened: int
-    independent_sources: int
-    rounds: int
-    search: str
-    engine: str
-    models: tuple[str, ...]
-    tokens_in: int
-    tokens_out: int
-    notes: tuple[str, ...] = ()  # why a stage's work is not its engine's own (a model answer rejected twice)
 
 
 @dataclass(frozen=True)
@@ -154,9 +148,10 @@ class Report:
     disputes: tuple[Record, ...]
     gaps: tuple[Record, ...]
     hypotheses: tuple[Record, ...]
+    computed: tuple[Record, ...]
     method: Method
     references: tuple[Reference, ...]
-    appendix: tuple[Quote, ...]  # every cited quote, in reading order
+    appendix: tuple[Quote, ...]  # every cited quote (computed figures' inputs too), in reading order
     quotes: dict[int, Quote]
 
     @property
@@ -171,28 +166,42 @@ class Report:
     def language(self) -> str:
         """The document's language tag: Simplified Chinese for a question in Chinese (the font's
         regional forms follow it), English otherwise."""
-        return "zh-Hans" if cjk_count(self.title) >= 2 else "en"
+        return report_language(self.title)
+
+    @property
+    def labels(self) -> Labels:
+        """The report's own headings and labels in its language (the page chrome stays in the UI's)."""
+        return labels_for(self.language)
 
     def contents(self) -> list[tuple[str, str]]:
         """(anchor, heading) of every section, in order: the table of contents."""
+        words = self.labels
         entries = []
         if self.answer:
-            entries.append(("answer", "Key findings" if self.document.answer_is_summary else "Answer"))
+            entries.append(
+                ("answer", words.key_findings if self.document.answer_is_summary else words.answer)
+            )
         if self.table:
-            entries.append(("comparison", "Comparison"))
+            entries.append(("comparison", words.comparison))
         entries += [(block.anchor, block.heading) for block in self.blocks]
         if self.disputes:
-            entries.append(("disputed", "Disputed findings"))
+            entries.append(("disputed", words.disputed))
         if self.gaps:
-            entries.append(("to-verify", f"To verify {INSUFFICIENT_MARK}"))
+            entries.append(("to-verify", f"{words.to_verify} {INSUFFICIENT_MARK}"))
         if self.hypotheses:
-            entries.append(("hypotheses", "Hypotheses tested"))
-        return entries + [("method", "Method"), ("references", "References"), ("appendix", "Appendix")]
+            entries.append(("hypotheses", words.hypotheses))
+        if self.computed:
+            entries.append(("computed", words.computed))
+        return entries + [
+            ("method", words.method),
+            ("references", words.references),
+            ("appendix", words.appendix_short),
+        ]
 
     def sentences(self) -> list[Sentence]:
         """Every sentence a comment can attach to, in reading order."""
         found = [s for block in self.blocks for s in block.sentences]
-        records = (*self.disputes, *self.gaps, *self.hypotheses)
+        records = (*self.disputes, *self.gaps, *self.hypotheses, *self.computed)
         return [*self.answer, *found, *(record.heading for record in records)]
 
 
@@ -250,29 +259,6 @@ def _quotes(rows: dict[int, Evidence], order: list[int]) -> tuple[dict[int, Quot
     return quotes, list(references.values())
 
 
-def _method(task: ResearchTask, draft: ReportDraft) -> Method:
-    sources = list(task.sources.values_list("cluster", "pk"))
-    models = task.llm_calls.order_by().values_list("model", flat=True).distinct()
-    plan = task.plans.approved().latest_version()
-    notes = tuple(note for note in (plan.engine_note if plan else "", draft.engine_note) if note)
-    # Deep mode: a research loop its budget stopped (DEEP_MAX_STEPS, ...) says so here.
-    notes += tuple(
-        f"Deep research on sub-question {step.subquestion.order + 1} ({step.subquestion.text}): {step.error}"
-        for step in task.deep_steps.filter(status="stopped")
-    )
-    return Method(
-        sources_opened=len(sources),
-        independent_sources=len({cluster or f"s{pk}" for cluster, pk in sources}),
-        rounds=task.round,
-        search=task.search_provider,
-        engine=draft.engine or task.engine,
-        models=tuple(sorted(models)),
-        tokens_in=task.llm_tokens_in,
-        tokens_out=task.llm_tokens_out,
-        notes=notes,
-    )
-
-
 def document_of(draft: ReportDraft, task: ResearchTask | None = None) -> Document:
     """The draft's stored structure (``task``: its task, already loaded)."""
     if draft.document:
@@ -288,20 +274,25 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
     """The report of ``draft``, ready for any format (a fixed number of queries, whatever its size).
 
     1. The stored structure; 2. the quoted ledger rows, references numbered in reading order;
-    3. sentences with their anchors; disputes, gaps and hypotheses with their passages; 4. the method.
+    3. sentences with their anchors; disputes, gaps, hypotheses and computed figures with their
+    passages; 4. the method.
     """
     task = (tasks or ResearchTask.objects).select_related("corpus").get(pk=draft.task_id)
     document = document_of(draft, task)
-    cited = document.cited_ids()
+    labels = labels_for(report_language(document.title))
+    # Computed figures cite the passages their inputs were read from, after the sentences' citations.
+    cited = list(dict.fromkeys([*document.cited_ids(), *document.computed_ids()]))
     quotes, references = _quotes(_evidence_rows(task, [*cited, *document.quoted_ids()]), cited)
     anchors = _Anchors()
 
     def shown(passage: Passage) -> Shown:
-        return Shown(f"{role_label(passage.role)} E{passage.evidence_id}", quotes.get(passage.evidence_id))
+        return Shown(f"{labels.role(passage.role)} E{passage.evidence_id}", quotes.get(passage.evidence_id))
 
     answer = tuple(map(anchors.of, document.answer))
     blocks = tuple(
-        Block(f"sq{s.subquestion_id}", s.heading, tuple(map(anchors.of, s.statements)), s.note)
+        Block(
+            f"sq{s.subquestion_id}", s.heading, tuple(map(anchors.of, s.statements)), labels.note_text(s.note)
+        )
         for s in document.sections
     )
     by_text = {sentence.text: sentence for block in blocks for sentence in block.sentences}
@@ -318,6 +309,7 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
             heading=anchors.of(d.claim) if d.claim else anchors.sentence(d.topic),
             passages=tuple(map(shown, d.passages)),
             decision=d.decision,
+            decision_text=labels.decision_summary(d.decision),
         )
         for number, d in enumerate(document.disputes, start=1)
     )
@@ -328,6 +320,7 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
             heading=anchors.sentence(g.statement),
             passages=tuple(map(shown, g.passages)),
             decision=g.decision,
+            decision_text=labels.decision_summary(g.decision),
             searched=g.searched,
         )
         for number, g in enumerate(document.gaps, start=1)
@@ -339,10 +332,30 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
             heading=anchors.sentence(h.statement),
             passages=tuple(map(shown, h.passages)),
             decision=h.decision,
+            decision_text=labels.decision_summary(h.decision),
             supports_if=h.supports_if,
             refutes_if=h.refutes_if,
         )
         for number, h in enumerate(document.hypotheses, start=1)
+    )
+    computed = tuple(
+        Record(
+            kind="computed",
+            anchor=f"computed-{number}",
+            heading=anchors.sentence(f"{c.description}: {figure_text(c.result)}"),
+            passages=tuple(
+                Shown(
+                    f"{i.name} = {figure_text(i.value)} — {labels.role(READ_FROM).lower()}",
+                    quotes.get(i.evidence_id),
+                    (i.evidence_id,),
+                )
+                for i in c.inputs
+            ),
+            decision=Decision(),
+            result=figure_text(c.result),
+            code=c.code,
+        )
+        for number, c in enumerate(document.computed, start=1)
     )
     return Report(
         task=task,
@@ -356,7 +369,8 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
         disputes=disputes,
         gaps=gaps,
         hypotheses=hypotheses,
-        method=_method(task, draft),
+        computed=computed,
+        method=method_of(task, draft),
         references=tuple(references),
         appendix=tuple(quotes[i] for i in cited if i in quotes),
         quotes=quotes,

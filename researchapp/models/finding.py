@@ -39,6 +39,9 @@ class Finding(models.Model):
     evidence = models.ManyToManyField(
         "researchapp.Evidence", through="FindingEvidence", related_name="findings"
     )
+    # A derived finding (deep mode's ``calculate``): the code, each input (name, evidence id, which
+    # number of its quote, value) and the result, so the report shows it and the checker re-reads it.
+    calculation = models.JSONField(default=dict, blank=True)
 
     objects = FindingQuerySet.as_manager()
 

@@ -11,7 +11,9 @@ from collections.abc import Mapping, Sequence
 
 from researchapp.core.enums import Resolution
 from researchapp.pipeline.report import MARKER_LIKE, describe_claim, markers, report_bucket, stated_elsewhere
+from researchapp.pipeline.report.document import ComputedFigure, document_from_json, figure_text
 from researchapp.pipeline.report.markdown import markdown_text
+from researchapp.pipeline.text.quantities import figure_value
 from researchapp.pipeline.text.support import figures_missing, support_problem
 from researchapp.pipeline.values import (
     Brief,
@@ -95,6 +97,48 @@ def _check_claim(
     return issues
 
 
+def computed_problems(
+    figure: ComputedFigure, evidence: Mapping[int, Evidence], snapshots: Mapping[int, str]
+) -> list[CheckIssue]:
+    """A computed figure is shown only if each input is what its cited quote says: the quote is in
+    the ledger, matches its snapshot at its offsets, and its figure ``number`` (read again with the
+    calculation's own ``figure_value``) is the input's value. The sandbox is not run again."""
+    named = f"the computed figure “{figure.description}”"
+    issues: list[CheckIssue] = []
+    if not figure.inputs:
+        issues.append(CheckIssue("computed_uncited", f"No quoted input is cited for {named}"))
+    for item in figure.inputs:
+        row = evidence.get(item.evidence_id)
+        if row is None:
+            issues.append(
+                CheckIssue(
+                    "unknown_evidence", f"[E{item.evidence_id}] is not in the ledger, cited by {named}"
+                )
+            )
+            continue
+        snapshot = snapshots.get(row.source_id)
+        if snapshot is None or snapshot[row.start : row.end] != row.quote:
+            issues.append(
+                CheckIssue(
+                    "quote_mismatch",
+                    f"[E{item.evidence_id}] does not match its source snapshot at {row.start}:{row.end}, "
+                    f"cited by {named}",
+                )
+            )
+            continue
+        found = figure_value(row.quote, item.number)
+        if found is None or found != item.value:
+            read = "has no such number" if found is None else f"reads {figure_text(found)}"
+            issues.append(
+                CheckIssue(
+                    "computed_input_mismatch",
+                    f"{item.name} = {figure_text(item.value)} is not number {item.number} of "
+                    f"[E{item.evidence_id}] (which {read}), in {named}",
+                )
+            )
+    return issues
+
+
 def _markers_in_text(draft: Draft) -> list[CheckIssue]:
     """A claim's text holds no citation marker: markers come from its evidence ids alone, so a
     model cannot make "[E999]" look like a citation."""
@@ -124,6 +168,9 @@ def check_draft(draft: Draft, brief: Brief, ledger: Ledger) -> list[CheckIssue]:
             snapshots=snapshots,
             stated_as_fact=claim.section != "disputed",
         )
+    if draft.document:
+        for figure in document_from_json(dict(draft.document)).computed:
+            issues += computed_problems(figure, evidence, snapshots)
     claimed_sections = {claim.section for claim in draft.claims if claim.evidence_ids}
     for subquestion in subquestions:
         if str(subquestion.id) in claimed_sections:
@@ -148,7 +195,8 @@ def check_draft(draft: Draft, brief: Brief, ledger: Ledger) -> list[CheckIssue]:
 
 
 class MechanicalChecker:
-    """``Checker`` of what needs no judgement: ids, offsets, figures, markers and coverage."""
+    """``Checker`` of what needs no judgement: ids, offsets, figures, markers, coverage and the
+    inputs of computed figures."""
 
     name = "mechanical"
 

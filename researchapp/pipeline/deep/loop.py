@@ -144,12 +144,6 @@ def numbered_figures(quote: str) -> list[str]:
     return [f"{n}: {quote[q.start : q.end]}" for n, q in enumerate(extract_quantities(quote), start=1)]
 
 
-def figure_value(quote: str, number: int) -> float | None:
-    """The value of the ``number``-th figure of ``quote`` (1-based), or None if it has fewer."""
-    found = extract_quantities(quote)
-    return found[number - 1].value if 0 < number <= len(found) else None
-
-
 def quote_for_model(evidence_id: int, quote: str) -> dict[str, Any]:
     shown = quote if len(quote) <= OBSERVATION_QUOTE_CHARS else quote[:OBSERVATION_QUOTE_CHARS] + "…"
     return {"id": f"E{evidence_id}", "quote": shown, "numbers": numbered_figures(quote)}

@@ -11,8 +11,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from researchapp.pipeline.report.labels import EN
+
 # Where a passage stands in a dispute or a gap, or on which side of a hypothesis.
 KEPT, SET_ASIDE, CLOSEST = "kept", "set aside", "closest"
+READ_FROM = "read from"  # the passage a computed figure's input was read from
 FOR, AGAINST = "for", "against"
 
 
@@ -42,17 +45,6 @@ class Passage:
     role: str  # "supports", "contradicts", KEPT, SET_ASIDE or CLOSEST
 
 
-DECISION_WORDS = {
-    "picked": "one side picked",
-    "disputed": "kept as disputed",
-    "gap": "kept as a point to verify",
-    "accepted": "accepted",
-    "rejected": "rejected",
-    "open": "kept open",
-    "": "not reviewed by an analyst",
-}
-
-
 AUTO_APPROVED = "auto-approved"  # the note a gate passed by ``--auto-approve`` leaves (services)
 
 
@@ -72,18 +64,9 @@ class Decision:
 
     @property
     def summary(self) -> str:
-        """ "an analyst picked one side (analyst, 2025-06-01 10:12 UTC)": the decision without its reason."""
-        what = DECISION_WORDS.get(self.resolution, self.resolution)
-        when = f"{self.at[:16].replace('T', ' ')} UTC" if self.at else ""
-        # A gate passed with --auto-approve decided by itself, and says so.
-        auto = not self.by and self.note == AUTO_APPROVED
-        by = (
-            f"by {self.by}"
-            if self.by
-            else (AUTO_APPROVED if auto else "by no analyst named" if self.resolution else "")
-        )
-        who = ", ".join(part for part in (by, when) if part)
-        return f"{what} ({who})" if who else what
+        """ "one side picked (by analyst, 2025-06-01 10:12 UTC)": the decision without its reason
+        (in English; ``Labels.decision_summary`` in the report's language)."""
+        return EN.decision_summary(self, auto_note=AUTO_APPROVED)
 
 
 @dataclass(frozen=True)
@@ -125,6 +108,37 @@ class TestedHypothesis:
 
 
 @dataclass(frozen=True)
+class ComputedInput:
+    """A number a calculation took: ``value`` is figure ``number`` (1-based) of evidence ``evidence_id``'s
+    quote, bound to ``name`` in the code."""
+
+    name: str
+    evidence_id: int
+    number: int
+    value: float
+
+
+@dataclass(frozen=True)
+class ComputedFigure:
+    """A figure computed in the sandbox (deep mode's ``calculate``) from numbers of quoted passages:
+    the derived finding's description, the code, its inputs with the quotes they were read from,
+    and the result. The checker re-reads every input from its quote before it is shown."""
+
+    finding_id: int
+    subquestion_id: int
+    description: str
+    code: str
+    result: float
+    inputs: tuple[ComputedInput, ...] = ()
+
+
+def figure_text(value: float) -> str:
+    """A computed value as the report writes it: 26.0 as "26", 1250000.0 as "1250000", 0.25 as
+    "0.25" (the shortest text that reads back as the same float; never rounded)."""
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+
+
+@dataclass(frozen=True)
 class Document:
     title: str
     answer: tuple[Statement, ...] = ()
@@ -133,6 +147,7 @@ class Document:
     disputes: tuple[Dispute, ...] = ()
     gaps: tuple[Gap, ...] = ()
     hypotheses: tuple[TestedHypothesis, ...] = ()
+    computed: tuple[ComputedFigure, ...] = ()
 
     def statements(self) -> list[Statement]:
         """Every cited sentence in reading order (a summary repeats its sections' sentences)."""
@@ -149,7 +164,12 @@ class Document:
     def quoted_ids(self) -> list[int]:
         """Evidence ids whose quotes the document shows in full as records (disputes and gaps)."""
         records = [*self.disputes, *self.gaps, *self.hypotheses]
-        return list(dict.fromkeys(p.evidence_id for record in records for p in record.passages))
+        found = [p.evidence_id for record in records for p in record.passages]
+        return list(dict.fromkeys([*found, *self.computed_ids()]))
+
+    def computed_ids(self) -> list[int]:
+        """Evidence ids the computed figures read their inputs from, in reading order."""
+        return list(dict.fromkeys(i.evidence_id for figure in self.computed for i in figure.inputs))
 
 
 def document_json(document: Document) -> dict[str, Any]:
@@ -213,6 +233,20 @@ def document_from_json(data: dict[str, Any]) -> Document:
                 decision=Decision(**item.get("decision", {})),
             )
             for item in data.get("hypotheses", ())
+        ),
+        computed=tuple(
+            ComputedFigure(
+                finding_id=int(item["finding_id"]),
+                subquestion_id=int(item["subquestion_id"]),
+                description=str(item["description"]),
+                code=str(item["code"]),
+                result=float(item["result"]),
+                inputs=tuple(
+                    ComputedInput(str(i["name"]), int(i["evidence_id"]), int(i["number"]), float(i["value"]))
+                    for i in item.get("inputs", ())
+                ),
+            )
+            for item in data.get("computed", ())
         ),
     )
 

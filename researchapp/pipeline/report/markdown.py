@@ -15,6 +15,8 @@ from collections.abc import Callable
 from researchapp.core.enums import INSUFFICIENT_MARK
 from researchapp.pipeline.report import markers
 from researchapp.pipeline.report.document import (
+    READ_FROM,
+    ComputedFigure,
     Decision,
     Dispute,
     Document,
@@ -23,6 +25,16 @@ from researchapp.pipeline.report.document import (
     Section,
     Statement,
     TestedHypothesis,
+    figure_text,
+)
+from researchapp.pipeline.report.labels import (
+    DISPUTED_SECTION_NOTE,
+    EN,
+    GAP_SECTION_NOTE,
+    NO_CLAIMS_NOTE,
+    STATED_ABOVE_NOTE,
+    Labels,
+    labels_of_title,
 )
 
 _MARKUP = re.compile(r"([\\`*_\[\]<>&!|~#$@{}])")
@@ -32,33 +44,12 @@ _WWW = re.compile(r"(?i)\b(www)\.")
 # but a list item's content that starts with "1." or "-" opens a list inside the item).
 _LEADING_BLOCK = re.compile(r"^(\d{1,9})([.)])|^([-+=])")
 
-ANSWER_HEADING = "## Answer"
-SUMMARY_HEADING = "## Key findings"
-TABLE_HEADING = "## Comparison"
-DISPUTED_HEADING = "## Disputed findings"
-GAPS_HEADING = "## To verify [证据不足]"
-HYPOTHESES_HEADING = "## Hypotheses tested"
-NO_PASSAGE_FOR_HYPOTHESIS = "No passage found on either side yet."
-PROVENANCE_LINE = (
-    "*This report was written from verbatim quotes of stored sources: every [E…] marker points at "
-    "a quoted passage listed under References.*"
-)
-NO_CLAIMS_LINE = "No supported finding for this sub-question."
-DISPUTED_NOTE = "Sources disagree on this sub-question: see Disputed findings."
-GAP_NOTE = "Too little evidence to state anything: see To verify."
-STATED_ABOVE_LINE = "What the sources say on this sub-question is stated in an earlier section."
-SUMMARY_LINE = "The first finding of each section below."
-NOTHING_SEARCHED = "no search recorded"
-NO_CLOSE_PASSAGE = "No passage came close."
-ROLE_LABELS = {
-    "supports": "Says so",
-    "contradicts": "Disagrees",
-    "kept": "Kept",
-    "set aside": "Set aside",
-    "closest": "Closest passage",
-    "for": "For",
-    "against": "Against",
-}
+# The English words, as the writer stores its notes (``labels`` has every language's).
+PROVENANCE_LINE = f"*{EN.provenance}*"
+NO_CLAIMS_LINE = NO_CLAIMS_NOTE
+DISPUTED_NOTE = DISPUTED_SECTION_NOTE
+GAP_NOTE = GAP_SECTION_NOTE
+STATED_ABOVE_LINE = STATED_ABOVE_NOTE
 
 
 def markdown_text(text: str) -> str:
@@ -74,73 +65,106 @@ def statement_markdown(statement: Statement) -> str:
     return f"{markdown_text(statement.text)}{markers(statement.evidence_ids)}"
 
 
-def decision_line(decision: Decision) -> str:
-    line = f"- Decision: {markdown_text(decision.summary)}"
-    return f"{line}. Reason: “{markdown_text(decision.reason)}”" if decision.reason else line
+def decision_line(decision: Decision, labels: Labels = EN) -> str:
+    line = f"- {labels.decision}: {markdown_text(labels.decision_summary(decision))}"
+    return f"{line}. {labels.reason}: “{markdown_text(decision.reason)}”" if decision.reason else line
 
 
-def _section_lines(section: Section) -> list[str]:
+def _section_lines(section: Section, labels: Labels) -> list[str]:
     lines = ["", f"## {markdown_text(section.heading)}", ""]
     lines += [f"- {statement_markdown(statement)}" for statement in section.statements]
     if section.note:
-        lines.append(f"*{markdown_text(section.note)}*")
+        lines.append(f"*{markdown_text(labels.note_text(section.note))}*")
     return lines
 
 
-def _dispute_lines(dispute: Dispute, passage: Callable[[Passage], str]) -> list[str]:
+def _dispute_lines(dispute: Dispute, passage: Callable[[Passage], str], labels: Labels) -> list[str]:
     # The report's own claim about the disagreement is its heading; a picked one has none.
     heading = statement_markdown(dispute.claim) if dispute.claim else markdown_text(dispute.topic)
     lines = ["", f"### {heading}", ""]
     lines += [f"- {passage(item)}" for item in dispute.passages]
-    return lines + [decision_line(dispute.decision)]
+    return lines + [decision_line(dispute.decision, labels)]
 
 
-def _gap_lines(gap: Gap, passage: Callable[[Passage], str]) -> list[str]:
-    searched = "; ".join(f"“{markdown_text(query)}”" for query in gap.searched) or NOTHING_SEARCHED
-    lines = ["", f"### {INSUFFICIENT_MARK} {markdown_text(gap.statement)}", "", f"- Searched: {searched}"]
-    lines += [f"- {passage(item)}" for item in gap.passages] or [f"- {NO_CLOSE_PASSAGE}"]
-    return lines + [decision_line(gap.decision)]
+def _gap_lines(gap: Gap, passage: Callable[[Passage], str], labels: Labels) -> list[str]:
+    searched = "; ".join(f"“{markdown_text(query)}”" for query in gap.searched) or labels.nothing_searched
+    lines = ["", f"### {INSUFFICIENT_MARK} {markdown_text(gap.statement)}", ""]
+    lines.append(f"- {labels.searched}: {searched}")
+    lines += [f"- {passage(item)}" for item in gap.passages] or [f"- {labels.no_close_passage}"]
+    return lines + [decision_line(gap.decision, labels)]
 
 
-def _hypothesis_lines(hypothesis: TestedHypothesis, passage: Callable[[Passage], str]) -> list[str]:
+def _hypothesis_lines(
+    hypothesis: TestedHypothesis, passage: Callable[[Passage], str], labels: Labels
+) -> list[str]:
     lines = ["", f"### {markdown_text(hypothesis.statement)}", ""]
     lines += [
-        f"- Would support it: {markdown_text(hypothesis.supports_if)}",
-        f"- Would refute it: {markdown_text(hypothesis.refutes_if)}",
+        f"- {labels.supports_if}: {markdown_text(hypothesis.supports_if)}",
+        f"- {labels.refutes_if}: {markdown_text(hypothesis.refutes_if)}",
     ]
-    lines += [f"- {passage(item)}" for item in hypothesis.passages] or [f"- {NO_PASSAGE_FOR_HYPOTHESIS}"]
-    return lines + [decision_line(hypothesis.decision)]
+    lines += [f"- {passage(item)}" for item in hypothesis.passages] or [
+        f"- {labels.no_passage_for_hypothesis}"
+    ]
+    return lines + [decision_line(hypothesis.decision, labels)]
+
+
+def code_block(code: str) -> list[str]:
+    """``code`` as a fenced block whose fence is longer than any run of backticks in it: nothing in
+    the code can close the block early, and nothing inside a block is Markdown."""
+    runs = [len(run) for run in re.findall(r"`+", code)]
+    fence = "`" * max(3, max(runs, default=0) + 1)
+    return [f"{fence}python", *code.replace("\r\n", "\n").replace("\r", "\n").split("\n"), fence]
+
+
+def _computed_lines(figure: ComputedFigure, passage: Callable[[Passage], str], labels: Labels) -> list[str]:
+    result = figure_text(figure.result)
+    lines = ["", f"### {markdown_text(figure.description)}: {result}", "", f"- {labels.result}: {result}"]
+    lines += [
+        f"- {markdown_text(item.name)} = {figure_text(item.value)} — "
+        f"{passage(Passage(item.evidence_id, READ_FROM))}"
+        for item in figure.inputs
+    ]
+    return [*lines, "", *code_block(figure.code)]
 
 
 def body_markdown(
-    document: Document, passage: Callable[[Passage], str], table: list[str] | None = None
+    document: Document,
+    passage: Callable[[Passage], str],
+    table: list[str] | None = None,
+    labels: Labels | None = None,
 ) -> list[str]:
-    """The report's body (after its title): answer, comparison table, sections, disputes, gaps,
-    hypotheses."""
+    """The report's body (after its title) in its language: answer, comparison table, sections,
+    disputes, gaps, hypotheses, computed figures."""
+    labels = labels or labels_of_title(document.title)
     lines: list[str] = []
     if document.answer:
-        lines += ["", SUMMARY_HEADING if document.answer_is_summary else ANSWER_HEADING, ""]
+        heading = labels.key_findings if document.answer_is_summary else labels.answer
+        lines += ["", f"## {heading}", ""]
         if document.answer_is_summary:
-            lines += [f"*{SUMMARY_LINE}*", ""]
+            lines += [f"*{labels.summary_line}*", ""]
         lines += [f"- {statement_markdown(statement)}" for statement in document.answer]
     if table:
-        lines += ["", TABLE_HEADING, "", *table]
+        lines += ["", f"## {labels.comparison}", "", *table]
     for section in document.sections:
-        lines += _section_lines(section)
+        lines += _section_lines(section, labels)
     if document.disputes:
-        lines += ["", DISPUTED_HEADING]
+        lines += ["", f"## {labels.disputed}"]
         for dispute in document.disputes:
-            lines += _dispute_lines(dispute, passage)
+            lines += _dispute_lines(dispute, passage, labels)
     if document.gaps:
-        lines += ["", GAPS_HEADING]
+        lines += ["", f"## {labels.to_verify} {INSUFFICIENT_MARK}"]
         for gap in document.gaps:
-            lines += _gap_lines(gap, passage)
+            lines += _gap_lines(gap, passage, labels)
     if document.hypotheses:
-        lines += ["", HYPOTHESES_HEADING]
+        lines += ["", f"## {labels.hypotheses}"]
         for hypothesis in document.hypotheses:
-            lines += _hypothesis_lines(hypothesis, passage)
+            lines += _hypothesis_lines(hypothesis, passage, labels)
+    if document.computed:
+        lines += ["", f"## {labels.computed}", "", f"*{labels.computed_line}*"]
+        for figure in document.computed:
+            lines += _computed_lines(figure, passage, labels)
     return lines
 
 
-def role_label(role: str) -> str:
-    return ROLE_LABELS.get(role, role.capitalize())
+def role_label(role: str, labels: Labels = EN) -> str:
+    return labels.role(role)

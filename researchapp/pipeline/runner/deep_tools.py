@@ -25,11 +25,12 @@ from researchapp.core.urls import normalize_url
 from researchapp.models import Evidence, Finding, FindingEvidence, ResearchTask, Source, Stage, SubQuestion
 from researchapp.pipeline.collector.passages import select_passages
 from researchapp.pipeline.deep import tools
-from researchapp.pipeline.deep.loop import figure_value, observation, quote_for_model
+from researchapp.pipeline.deep.loop import observation, quote_for_model
 from researchapp.pipeline.runner.academic import store_paper
 from researchapp.pipeline.runner.collect import collector_for, store_source
 from researchapp.pipeline.runner.rows import record_warnings, source_value, subquestion_value
 from researchapp.pipeline.text.bm25 import BM25
+from researchapp.pipeline.text.quantities import figure_value
 from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import StageWarning
 from researchapp.providers import registry
@@ -255,13 +256,23 @@ def store_derived_finding(
                       zip(values.items(), request.inputs, strict=True))  # fmt: skip
     statement = f"{description}: {result} — computed from {names}."
     key = tools.DERIVED_KEY + sha256_text(request.signature)[:16]  # the same call, the same finding
+    # What the report shows and the checker re-reads: each input's value is its quote's figure.
+    calculation = {
+        "description": description,
+        "code": request.arguments["code"],
+        "result": result,
+        "inputs": [
+            {"name": item.name, "evidence_id": item.evidence_id, "number": item.number, "value": value}
+            for item, value in zip(request.inputs, values.values(), strict=True)
+        ],
+    }
     with transaction.atomic():
         finding, _ = Finding.objects.get_or_create(
             subquestion=context.subquestion,
             key=key,
             defaults={"task": context.task, "round": context.round_no,
                       "status": FindingStatus.SUPPORTED.value, "statement": statement[:2000],
-                      "confidence": "medium"},
+                      "confidence": "medium", "calculation": calculation},
         )  # fmt: skip
         for row in cited:
             FindingEvidence.objects.get_or_create(

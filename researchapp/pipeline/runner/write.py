@@ -10,7 +10,11 @@ from django.db.models import Max
 from researchapp.core.enums import Resolution
 from researchapp.models import Event, Evidence, Finding, ReportDraft, ResearchTask, Stage
 from researchapp.pipeline import values
+from researchapp.pipeline.checker.mechanical import computed_problems
+from researchapp.pipeline.deep.tools import DERIVED_KEY
 from researchapp.pipeline.report import describe_claim
+from researchapp.pipeline.report.document import document_from_json
+from researchapp.pipeline.runner.computed import computed_figures
 from researchapp.pipeline.runner.hypotheses import tested_hypotheses
 from researchapp.pipeline.runner.rows import (
     approved_subquestions,
@@ -22,7 +26,7 @@ from researchapp.pipeline.runner.rows import (
 from researchapp.pipeline.runner.wiring import checker_for, writer_for
 from researchapp.pipeline.writer import Writer
 from researchapp.pipeline.writer.extractive import ExtractiveWriter
-from researchapp.pipeline.writer.render import with_hypotheses
+from researchapp.pipeline.writer.render import with_computed, with_hypotheses
 from researchapp.providers.base import ProviderError
 
 
@@ -43,6 +47,8 @@ def report_findings(task: ResearchTask) -> list[values.ReviewedFinding]:
         # Dropped findings stay visible to the checker (a sub-question an analyst dropped is
         # covered); render_draft leaves them out of the text.
         .exclude(resolution=Resolution.MORE_RESEARCH)
+        # A computed figure is shown with its code and inputs (``computed_figures``), never as a claim.
+        .exclude(key__startswith=DERIVED_KEY)
         .select_related("subquestion", "resolved_by")
         .prefetch_related("links__evidence__source")
     )
@@ -59,7 +65,8 @@ def brief_for(task: ResearchTask, feedback: tuple[values.CheckIssue, ...] = ()) 
 
 
 def check(task: ResearchTask, draft: values.Draft, brief: values.Brief) -> list[values.CheckIssue]:
-    ledger = ledger_for(task, (i for claim in draft.claims for i in claim.evidence_ids))
+    computed = document_from_json(dict(draft.document)).computed_ids() if draft.document else []
+    ledger = ledger_for(task, [*(i for claim in draft.claims for i in claim.evidence_ids), *computed])
     return checker_for(task).check(draft, brief, ledger)
 
 
@@ -109,7 +116,16 @@ def run_write(task: ResearchTask) -> ReportDraft:
     brief = brief_for(task)
     writer = writer_for(task)
     hypotheses, hypothesis_evidence = tested_hypotheses(task)
-    quoted = [*(item for finding in brief.findings for item in finding.evidence), *hypothesis_evidence]
+    figures, figure_evidence = computed_figures(task)
+    quoted = [
+        *(item for finding in brief.findings for item in finding.evidence),
+        *hypothesis_evidence,
+        *figure_evidence,
+    ]
+    # A computed figure whose inputs are not what their quotes say is a check issue of the first
+    # revision, and is not shown in the revisions after it.
+    ledger = ledger_for(task, (item.evidence_id for figure in figures for item in figure.inputs))
+    refused = {f.finding_id for f in figures if computed_problems(f, ledger.evidence, ledger.snapshots)}
     feedback: list[values.CheckIssue] = []
     previous = task.drafts.filter(write_pass=task.write_pass - 1).order_by("-revision").first()
     if previous:
@@ -126,6 +142,8 @@ def run_write(task: ResearchTask) -> ReportDraft:
             finally:
                 record_usage(task, usage)
             draft = with_hypotheses(draft, hypotheses, quoted)
+            shown = figures if revision == 1 else [f for f in figures if f.finding_id not in refused]
+            draft = with_computed(draft, shown, quoted)
             issues = check(task, draft, brief)
             version = (task.drafts.aggregate(v=Max("version"))["v"] or 0) + 1
             stored = ReportDraft.objects.create(
@@ -163,5 +181,6 @@ def recheck(draft: ReportDraft) -> list[values.CheckIssue]:
         claims=tuple(
             values.Claim(c["text"], tuple(c["evidence_ids"]), c.get("section", "")) for c in draft.claims
         ),
+        document=dict(draft.document or {}),
     )
     return check(task, value, brief_for(draft.task))

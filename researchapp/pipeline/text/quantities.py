@@ -138,6 +138,13 @@ def extract_quantities(text: str) -> list[Quantity]:
     return quantities
 
 
+def figure_value(quote: str, number: int) -> float | None:
+    """The value of the ``number``-th figure of ``quote`` (1-based), or None if it has fewer: how a
+    calculation reads its inputs, and how the checker re-reads them."""
+    found = extract_quantities(quote)
+    return found[number - 1].value if 0 < number <= len(found) else None
+
+
 def format_quantity(text: str, quantity: Quantity) -> str:
     return text[quantity.start : quantity.end].strip()
 

@@ -15,6 +15,7 @@ from researchapp.pipeline.report.document import (
     CLOSEST,
     KEPT,
     SET_ASIDE,
+    ComputedFigure,
     Decision,
     Dispute,
     Document,
@@ -26,11 +27,11 @@ from researchapp.pipeline.report.document import (
     document_from_json,
     document_json,
 )
+from researchapp.pipeline.report.labels import EN, Labels, labels_of_title
 from researchapp.pipeline.report.markdown import (
     DISPUTED_NOTE,
     GAP_NOTE,
     NO_CLAIMS_LINE,
-    PROVENANCE_LINE,
     STATED_ABOVE_LINE,
     body_markdown,
     markdown_text,
@@ -40,7 +41,6 @@ from researchapp.pipeline.values import Claim, Draft, Evidence, ReviewedFinding,
 
 ANSWER_SECTION = "answer"  # claims that answer the question directly; rendered first
 DISPUTED_SECTION = "disputed"
-REFERENCES_HEADING = "## References"
 NEUTRAL_DISPUTE = "Sources disagree on this point; see the quoted passages."
 SUMMARY_LENGTH = 5
 
@@ -174,11 +174,11 @@ def build_document(
     return document, rendered
 
 
-def _passage_line(index: dict[int, Evidence]):
+def _passage_line(index: dict[int, Evidence], labels: Labels = EN):
     def line(passage: Passage) -> str:
         item = index.get(passage.evidence_id)
         quote = f"“{markdown_text(item.quote)}” — {_source_words(item)}" if item else "(not in the ledger)"
-        return f"{role_label(passage.role)} E{passage.evidence_id}: {quote}"
+        return f"{role_label(passage.role, labels)} E{passage.evidence_id}: {quote}"
 
     return line
 
@@ -210,12 +210,25 @@ def with_hypotheses(
     return replace(draft, markdown=draft_markdown(document, index), document=document_json(document))
 
 
+def with_computed(draft: Draft, figures: Sequence[ComputedFigure], evidence: Sequence[Evidence]) -> Draft:
+    """The draft with a "Computed figures" section: each figure's result, its code, and each input
+    with the passage it was read from (``evidence`` holds their quotes and every quote the draft
+    already had)."""
+    if not figures:
+        return draft
+    document = replace(document_from_json(dict(draft.document)), computed=tuple(figures))
+    index = {item.id: item for item in evidence}
+    return replace(draft, markdown=draft_markdown(document, index), document=document_json(document))
+
+
 def draft_markdown(document: Document, index: dict[int, Evidence]) -> str:
-    lines = [f"# {markdown_text(document.title)}", "", PROVENANCE_LINE]
-    lines += body_markdown(document, _passage_line(index))
+    """The draft's Markdown, its headings and labels in the report's language (``labels``)."""
+    labels = labels_of_title(document.title)
+    lines = [f"# {markdown_text(document.title)}", "", f"*{labels.provenance}*"]
+    lines += body_markdown(document, _passage_line(index, labels), labels=labels)
     references = [_reference(index[i]) for i in document.cited_ids() if i in index]
     if references:
-        lines += ["", REFERENCES_HEADING]
+        lines += ["", f"## {labels.references}"]
         for reference in references:
             lines += ["", reference]
     return "\n".join(lines) + "\n"

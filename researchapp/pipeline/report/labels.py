@@ -1,0 +1,256 @@
+"""The report's own words (headings, labels, notes) in the report's language.
+
+A report is written in the language of its question: a Chinese question's report has Chinese
+headings and labels in its page, its PDF and its Markdown, whatever language the reader's UI is in
+(the page around the report follows the UI). ``[证据不足]`` is written verbatim in every language.
+Both the Markdown writers and the templates (through ``exports.report.Report.labels``) read this
+table, so every format says the same thing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from researchapp.pipeline.text.tokens import cjk_count
+
+ENGLISH, CHINESE = "en", "zh-Hans"
+
+
+def report_language(title: str) -> str:
+    """Simplified Chinese for a question in Chinese (two CJK characters or more), English otherwise."""
+    return CHINESE if cjk_count(title) >= 2 else ENGLISH
+
+
+class _Decided(Protocol):
+    resolution: str
+    by: str
+    at: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Labels:
+    language: str
+    answer: str
+    key_findings: str
+    summary_line: str
+    comparison: str
+    dimension: str
+    disputed: str
+    to_verify: str
+    hypotheses: str
+    computed: str
+    computed_line: str
+    method: str
+    references: str
+    appendix: str
+    appendix_short: str  # in the table of contents
+    contents: str
+    provenance: str
+    ledger_line: str
+    searched: str
+    nothing_searched: str
+    no_close_passage: str
+    no_passage_for_hypothesis: str
+    supports_if: str
+    refutes_if: str
+    decision: str
+    reason: str
+    result: str
+    code: str
+    sources_opened: str
+    independent_sources: str
+    rounds: str
+    search: str
+    engine: str
+    tokens: str
+    note: str
+    accessed: str
+    characters: str
+    relevance: str
+    by: str  # "by {who}"
+    auto_approved: str
+    no_analyst: str
+    roles: Mapping[str, str] = field(default_factory=dict)
+    notes: Mapping[str, str] = field(default_factory=dict)  # English note → this language's
+    decisions: Mapping[str, str] = field(default_factory=dict)
+
+    def role(self, role: str) -> str:
+        return self.roles.get(role, role.capitalize())
+
+    def note_text(self, note: str) -> str:
+        """A note the writer stored in English (``NO_CLAIMS_LINE``, ...) in this language."""
+        return self.notes.get(note, note)
+
+    def decision_summary(self, decision: _Decided, *, auto_note: str = "auto-approved") -> str:
+        """ "one side picked (by analyst, 2025-06-01 10:12 UTC)": the decision without its reason."""
+        what = self.decisions.get(decision.resolution, decision.resolution)
+        when = f"{decision.at[:16].replace('T', ' ')} UTC" if decision.at else ""
+        # A gate passed with --auto-approve decided by itself, and says so.
+        auto = not decision.by and decision.note == auto_note
+        if decision.by:
+            by = self.by.format(who=decision.by)
+        else:
+            by = self.auto_approved if auto else self.no_analyst if decision.resolution else ""
+        who = ", ".join(part for part in (by, when) if part)
+        return f"{what} ({who})" if who else what
+
+
+# The notes the writer stores on a section without claims (``writer.render``), in English.
+NO_CLAIMS_NOTE = "No supported finding for this sub-question."
+DISPUTED_SECTION_NOTE = "Sources disagree on this sub-question: see Disputed findings."
+GAP_SECTION_NOTE = "Too little evidence to state anything: see To verify."
+STATED_ABOVE_NOTE = "What the sources say on this sub-question is stated in an earlier section."
+
+EN = Labels(
+    language=ENGLISH,
+    answer="Answer",
+    key_findings="Key findings",
+    summary_line="The first finding of each section below.",
+    comparison="Comparison",
+    dimension="Dimension",
+    disputed="Disputed findings",
+    to_verify="To verify",
+    hypotheses="Hypotheses tested",
+    computed="Computed figures",
+    computed_line=(
+        "Computed in a sandbox from numbers of the quoted passages; each input was checked against its quote."
+    ),
+    method="Method",
+    references="References",
+    appendix="Appendix: every cited quote",
+    appendix_short="Appendix",
+    contents="Contents",
+    provenance=(
+        "This report was written from verbatim quotes of stored sources: every [E…] marker points at "
+        "a quoted passage listed under References."
+    ),
+    ledger_line=(
+        "Each quote is the exact text snapshot[start:end] of the stored source snapshot "
+        "whose SHA-256 is given."
+    ),
+    searched="Searched",
+    nothing_searched="no search recorded",
+    no_close_passage="No passage came close.",
+    no_passage_for_hypothesis="No passage found on either side yet.",
+    supports_if="Would support it",
+    refutes_if="Would refute it",
+    decision="Decision",
+    reason="Reason",
+    result="Result",
+    code="Code",
+    sources_opened="Sources opened",
+    independent_sources="Independent sources",
+    rounds="Rounds of research",
+    search="Search",
+    engine="Engine",
+    tokens="Model tokens (in / out)",
+    note="Note",
+    accessed="accessed",
+    characters="characters",
+    relevance="relevance",
+    by="by {who}",
+    auto_approved="auto-approved",
+    no_analyst="by no analyst named",
+    roles={
+        "supports": "Says so",
+        "contradicts": "Disagrees",
+        "kept": "Kept",
+        "set aside": "Set aside",
+        "closest": "Closest passage",
+        "for": "For",
+        "against": "Against",
+        "read from": "Read from",
+    },
+    decisions={
+        "picked": "one side picked",
+        "disputed": "kept as disputed",
+        "gap": "kept as a point to verify",
+        "accepted": "accepted",
+        "rejected": "rejected",
+        "open": "kept open",
+        "": "not reviewed by an analyst",
+    },
+)
+
+ZH = Labels(
+    language=CHINESE,
+    answer="回答",
+    key_findings="主要发现",
+    summary_line="以下各节的第一条发现。",
+    comparison="对比",
+    dimension="维度",
+    disputed="有争议的发现",
+    to_verify="待核实",
+    hypotheses="已检验的假设",
+    computed="计算所得数字",
+    computed_line="在沙箱中由引用段落里的数字计算得出；每个输入都已与其引文核对。",
+    method="方法",
+    references="参考文献",
+    appendix="附录：全部引文",
+    appendix_short="附录",
+    contents="目录",
+    provenance="本报告依据所存来源的逐字引文写成：每个 [E…] 标记都指向“参考文献”中列出的一段引文。",
+    ledger_line="每段引文都是所存来源快照的原文 snapshot[start:end]，并给出该快照的 SHA-256。",
+    searched="已搜索",
+    nothing_searched="无搜索记录",
+    no_close_passage="没有相近的段落。",
+    no_passage_for_hypothesis="尚未找到支持或反驳它的段落。",
+    supports_if="支持它的证据",
+    refutes_if="反驳它的证据",
+    decision="决定",
+    reason="理由",
+    result="结果",
+    code="代码",
+    sources_opened="打开的来源",
+    independent_sources="独立来源",
+    rounds="研究轮次",
+    search="搜索",
+    engine="引擎",
+    tokens="模型词元（输入 / 输出）",
+    note="注",
+    accessed="访问于",
+    characters="字符",
+    relevance="相关度",
+    by="由 {who}",
+    auto_approved="自动批准",
+    no_analyst="无署名分析员",
+    roles={
+        "supports": "支持",
+        "contradicts": "反对",
+        "kept": "保留",
+        "set aside": "搁置",
+        "closest": "最接近的段落",
+        "for": "支持",
+        "against": "反对",
+        "read from": "读自",
+    },
+    notes={
+        NO_CLAIMS_NOTE: "此子问题没有得到支持的发现。",
+        DISPUTED_SECTION_NOTE: "来源在此子问题上存在分歧：见“有争议的发现”。",
+        GAP_SECTION_NOTE: "证据太少，无法陈述任何结论：见“待核实”。",
+        STATED_ABOVE_NOTE: "来源对此子问题的说法已在前面一节中陈述。",
+    },
+    decisions={
+        "picked": "已选定一方",
+        "disputed": "作为争议保留",
+        "gap": "作为待核实项保留",
+        "accepted": "已接受",
+        "rejected": "已拒绝",
+        "open": "保持开放",
+        "": "未经分析员审阅",
+    },
+)
+
+LABELS = {ENGLISH: EN, CHINESE: ZH}
+
+
+def labels_for(language: str) -> Labels:
+    return LABELS.get(language, EN)
+
+
+def labels_of_title(title: str) -> Labels:
+    """The labels of a report whose question (title) is ``title``."""
+    return labels_for(report_language(title))
