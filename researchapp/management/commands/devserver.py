@@ -17,6 +17,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, host: str, port: str, concurrency: str, **options):
         python = sys.executable
+        # Links in the worker's emails point at this server unless SITE_URL says otherwise.
+        env = {"SITE_URL": f"http://{host}:{port}", **os.environ}
         worker = subprocess.Popen(
             [
                 python,
@@ -31,16 +33,14 @@ class Command(BaseCommand):
                 "--without-gossip",
                 "--without-mingle",
             ],
-            env=os.environ.copy(),
+            env=env,
         )
         # The same sweep Celery beat runs in production: the outbox relay and expired stage leases.
         sweeper = subprocess.Popen(
             [python, "manage.py", "sweep", "--every", str(settings.RESEARCH["SWEEP_SECONDS"])],
-            env=os.environ.copy(),
+            env=env,
         )
-        web = subprocess.Popen(
-            [python, "manage.py", "runserver", f"{host}:{port}", "--noreload"], env=os.environ.copy()
-        )
+        web = subprocess.Popen([python, "manage.py", "runserver", f"{host}:{port}", "--noreload"], env=env)
         self.stdout.write(
             self.style.SUCCESS(
                 f"\nResearch desk: http://{host}:{port}/\n"
