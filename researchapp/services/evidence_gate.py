@@ -71,18 +71,14 @@ def finding_resolve(*, finding: Finding, actor, decision: str, version_seen: int
         if decision in PICKS:
             losing = Stance.CONTRADICTS if decision == "pick_supports" else Stance.SUPPORTS
             FindingEvidence.objects.filter(finding=finding, stance=losing).update(kept=False)
-        Event.objects.create(
-            task=task,
-            stage=Gate.EVIDENCE_REVIEW,
-            kind=Event.Kind.DECISION,
+        record_finding_decision(
+            finding,
             actor=actor,
             message=f"Sub-question {finding.subquestion.order + 1}, finding {finding.pk}: "
-            f"{decision.replace('_', ' ')}"
-            f"{f' — {note.strip()}' if note.strip() else ''}.",
-            data={"finding": finding.pk, "decision": decision},
+            f"{decision.replace('_', ' ')}{_said(note)}.",
+            data={"decision": decision},
         )
         finding.refresh_from_db()
-        transaction.on_commit(lambda: evidence_gate_after_decision(task.pk))
     return finding
 
 
@@ -116,19 +112,34 @@ def citation_drop(*, finding: Finding, actor, evidence_id: int, version_seen: in
                 resolved_by=actor,
                 resolved_at=timezone.now(),
             )
-        said = f" — {note.strip()}" if note.strip() else ""
         then = "" if left else "; nothing is left, so the finding is dropped"
-        Event.objects.create(
-            task=task,
-            stage=Gate.EVIDENCE_REVIEW,
-            kind=Event.Kind.DECISION,
+        record_finding_decision(
+            finding,
             actor=actor,
-            message=f"Finding {finding.pk}: citation E{evidence_id} dropped{said}{then}.",
-            data={"finding": finding.pk, "decision": CITATION_DECISION, "evidence": evidence_id},
+            message=f"Finding {finding.pk}: citation E{evidence_id} dropped{_said(note)}{then}.",
+            data={"decision": CITATION_DECISION, "evidence": evidence_id},
         )
         finding.refresh_from_db()
-        transaction.on_commit(lambda: evidence_gate_after_decision(task.pk))
     return finding
+
+
+def _said(note: str) -> str:
+    return f" — {note.strip()}" if note.strip() else ""
+
+
+def record_finding_decision(finding: Finding, *, actor, message: str, data: dict) -> None:
+    """The audit event of one decision at the evidence gate, and, once it commits, the gate's check
+    whether anything is left to decide (inside the decision's transaction)."""
+    task_id = finding.task_id
+    Event.objects.create(
+        task_id=task_id,
+        stage=Gate.EVIDENCE_REVIEW,
+        kind=Event.Kind.DECISION,
+        actor=actor,
+        message=message,
+        data={"finding": finding.pk, **data},
+    )
+    transaction.on_commit(lambda: evidence_gate_after_decision(task_id))
 
 
 def evidence_gate_after_decision(task_id: int) -> None:

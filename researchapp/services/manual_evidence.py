@@ -34,7 +34,7 @@ from researchapp.models import (
 from researchapp.pipeline.runner.collect import store_source
 from researchapp.providers.base import Fetcher, ProviderError
 from researchapp.providers.fetch.client import FetchConfig, HttpFetcher
-from researchapp.services.evidence_gate import evidence_gate_after_decision
+from researchapp.services.evidence_gate import record_finding_decision
 
 MAX_QUOTE_CHARS = 2000
 FETCH_TIMEOUT = 10.0  # seconds for the whole fetch: the analyst waits for it
@@ -188,16 +188,13 @@ def evidence_add_by_hand(
             finding=finding, evidence=evidence, defaults={"stance": Stance.SUPPORTS, "kept": True}
         )
         said = f" — {note.strip()}" if note.strip() else ""
-        Event.objects.create(
-            task=task,
-            stage=Gate.EVIDENCE_REVIEW,
-            kind=Event.Kind.DECISION,
+        record_finding_decision(
+            finding,
             actor=actor,
             message=f"Sub-question {finding.subquestion.order + 1}, finding {finding.pk}: E{evidence.pk} "
             f"added by hand from source {source.pk} ({source.host or source.url}) "
             f"[{start}:{end}]{said}.",
             data={
-                "finding": finding.pk,
                 "decision": "add_evidence",
                 "evidence": evidence.pk,
                 "source": source.pk,
@@ -206,7 +203,6 @@ def evidence_add_by_hand(
                 "sha256": source.sha256,
             },
         )
-        transaction.on_commit(lambda: evidence_gate_after_decision(task.pk))
     finding.refresh_from_db()
     evidence.refresh_from_db()
     return evidence
