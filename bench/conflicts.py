@@ -49,7 +49,10 @@ class Outcome:
     caught: bool = False
     false_flags: int = 0
     both_retrieved: bool = False
-    both_stated: bool = False
+    both_opened: bool = False
+    by_other_side: bool = False  # caught with a side stored as the other side of the disagreement
+    both_stated: bool = False  # both sides of a pair the desk flagged, stated as fact
+    pair_stated: bool = False  # both files of the set's pair cited by statements of fact
     flags: list[dict] = field(default_factory=list)
     fact_files: list[str] = field(default_factory=list)
 
@@ -103,13 +106,13 @@ def research(case_dir: Path, case_id: str, question: str, engine: str):
 def judge_case(record: dict, task) -> Outcome:
     """Score one researched case (see the module's docstring)."""
     from researchapp.core.enums import FindingStatus, Stance
-    from researchapp.models import Evidence
+    from researchapp.models import Evidence, Source
 
     file_of = {_key(source["url"]): name for name, source in record["sources"].items()}
-    evidence_file = {
-        row.pk: file_of.get(_key(row.source.url), "?")
-        for row in Evidence.objects.filter(task=task, clears_bar=True).select_related("source")
-    }
+    rows = list(Evidence.objects.filter(task=task, clears_bar=True).select_related("source"))
+    evidence_file = {row.pk: file_of.get(_key(row.source.url), "?") for row in rows}
+    # Evidence stored as the other side of a disagreement, not for its own relevance.
+    other_side = {row.pk for row in rows if row.paired_with_id is not None}
     pair = set(record["pair"])
     outcome = Outcome(
         record["id"],
@@ -118,7 +121,11 @@ def judge_case(record: dict, task) -> Outcome:
         bool(record.get("same_host")),
         status=task.status,
         failed_stage=task.failed_stage,
-        both_retrieved=bool(pair) and pair <= set(evidence_file.values()),
+        both_retrieved=bool(pair)
+        and pair <= {name for pk, name in evidence_file.items() if pk not in other_side},
+        both_opened=bool(pair)
+        and pair
+        <= {file_of.get(_key(url)) for url in Source.objects.filter(task=task).values_list("url", flat=True)},
     )
     sides: list[tuple[set[str], set[str]]] = []
     for finding in task.findings.filter(status=FindingStatus.CONFLICT).prefetch_related("links"):
@@ -130,11 +137,11 @@ def judge_case(record: dict, task) -> Outcome:
         outcome.flags.append({"statement": finding.statement, "files": sorted(files)})
         if record["label"] == "conflict" and pair <= files:
             outcome.caught = True
+            outcome.by_other_side = outcome.by_other_side or any(
+                link.evidence_id in other_side for link in links
+            )
         else:
             outcome.false_flags += 1
-    if pair:
-        claim, answer = record["pair"]
-        sides.append(({claim}, {answer}))
     draft = task.drafts.order_by("-version").first()
     fact_ids = [
         evidence_id
@@ -145,6 +152,7 @@ def judge_case(record: dict, task) -> Outcome:
     stated = {evidence_file.get(evidence_id) for evidence_id in fact_ids} - {None}
     outcome.fact_files = sorted(stated)
     outcome.both_stated = any(first & stated and second & stated for first, second in sides)
+    outcome.pair_stated = bool(pair) and pair <= stated
     return outcome
 
 
@@ -222,16 +230,19 @@ def _figures(outcomes: list[Outcome], half: str) -> list[Figure]:
         )
     )
     retrieved = [o for o in positives if o.both_retrieved]
+    opened = sum(o.both_opened for o in positives)
     figures.append(
         Figure(
             NAME,
             "positives with both sides retrieved",
             f"{len(retrieved)} of {len(positives)}",
-            note=f"{sum(o.caught for o in retrieved)} of these caught; a side never retrieved "
-            "(below the relevance bar) cannot be flagged",
+            note=f"{sum(o.caught for o in retrieved)} of these caught; both sides' pages were opened in "
+            f"{opened}; {sum(o.by_other_side for o in positives)} caught with a side that only the pairing "
+            "stored (the other side of a disagreement with a passage that cleared the bar)",
         )
     )
     stated = sum(o.both_stated for o in outcomes)
+    pair_stated = sum(o.pair_stated for o in outcomes)
     failed = sum(o.status == "failed" and o.failed_stage == "writing" for o in outcomes)
     other = Counter(o.status for o in outcomes if o.status not in ("approved",))
     figures += [
@@ -241,7 +252,13 @@ def _figures(outcomes: list[Outcome], half: str) -> list[Figure]:
             stated,
             target="0",
             met=stated == 0,
-            note="fact claims citing both files of a set pair or of a flagged pair",
+            note="statements of fact (answer, sections) citing both sides of a conflict finding",
+        ),
+        Figure(
+            NAME,
+            "reports stating both files of the set's pair as fact",
+            f"{pair_stated} of {len(positives)}",
+            note="the pairs no judge flagged: a disagreement nobody saw cannot be guarded against",
         ),
         Figure(
             NAME,

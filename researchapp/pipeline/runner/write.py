@@ -23,9 +23,10 @@ from researchapp.pipeline.runner.rows import (
     record_usage,
     subquestion_value,
 )
-from researchapp.pipeline.runner.wiring import checker_for, writer_for
+from researchapp.pipeline.runner.wiring import checker_for, judge_for, writer_for
 from researchapp.pipeline.writer import Writer
 from researchapp.pipeline.writer.extractive import ExtractiveWriter
+from researchapp.pipeline.writer.guard import guard_draft
 from researchapp.pipeline.writer.render import with_computed, with_hypotheses
 from researchapp.providers.base import ProviderError
 
@@ -115,6 +116,7 @@ def run_write(task: ResearchTask) -> ReportDraft:
     """
     brief = brief_for(task)
     writer = writer_for(task)
+    judge = judge_for(task)
     hypotheses, hypothesis_evidence = tested_hypotheses(task)
     figures, figure_evidence = computed_figures(task)
     quoted = [
@@ -139,6 +141,7 @@ def run_write(task: ResearchTask) -> ReportDraft:
                 draft, engine, engine_note = write_or_fall_back(
                     task, writer, replace(brief, feedback=tuple(feedback)), usage
                 )
+                draft = guard_draft(draft, brief.findings, judge, usage)
             finally:
                 record_usage(task, usage)
             draft = with_hypotheses(draft, hypotheses, quoted)
