@@ -55,6 +55,7 @@ class Outcome:
     pair_stated: bool = False  # both files of the set's pair cited by statements of fact
     flags: list[dict] = field(default_factory=list)
     fact_files: list[str] = field(default_factory=list)
+    cleared_files: list[str] = field(default_factory=list)
 
 
 def setup_django(scratch: Path) -> None:
@@ -127,6 +128,7 @@ def judge_case(record: dict, task) -> Outcome:
         and pair
         <= {file_of.get(_key(url)) for url in Source.objects.filter(task=task).values_list("url", flat=True)},
     )
+    outcome.cleared_files = sorted({name for pk, name in evidence_file.items() if pk not in other_side})
     sides: list[tuple[set[str], set[str]]] = []
     for finding in task.findings.filter(status=FindingStatus.CONFLICT).prefetch_related("links"):
         links = [link for link in finding.links.all() if link.evidence_id in evidence_file]
@@ -293,7 +295,8 @@ def run(args: argparse.Namespace) -> list[Figure]:
             outcomes.append(outcome)
             if args.verbose:
                 print(
-                    f"{outcome.case} {outcome.kind:9} caught={outcome.caught!s:5} false={outcome.false_flags} "
+                    f"{outcome.case} {outcome.kind:9} caught={outcome.caught!s:5} "
+                    f"false={outcome.false_flags} "
                     f"retrieved={outcome.both_retrieved!s:5} stated_both={outcome.both_stated!s:5} "
                     f"{outcome.status}{'/' + outcome.failed_stage if outcome.failed_stage else ''}",
                     flush=True,

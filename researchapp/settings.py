@@ -349,6 +349,7 @@ RESEARCH = {
     "OPENAI_MODEL_PLAN": os.environ.get("OPENAI_MODEL_PLAN", ""),
     "OPENAI_MODEL_ANALYSE": os.environ.get("OPENAI_MODEL_ANALYSE", ""),
     "OPENAI_MODEL_WRITE": os.environ.get("OPENAI_MODEL_WRITE", ""),
+    "OPENAI_MODEL_JUDGE": os.environ.get("OPENAI_MODEL_JUDGE", ""),
     "OPENAI_TIMEOUT": env_positive_float("OPENAI_TIMEOUT", 60.0),
     # Fetcher limits; FETCH_ALLOWED_HOSTS lets tests reach stub servers on loopback.
     "FETCH_CONNECT_TIMEOUT": env_positive_float("FETCH_CONNECT_TIMEOUT", 5.0),

@@ -15,7 +15,13 @@ from dataclasses import dataclass
 
 from researchapp.core.enums import FindingStatus, Stance
 from researchapp.pipeline.text.aspects import attribute_in_scope, dimensions_of
-from researchapp.pipeline.text.contradiction import CONTRADICT, DisagreementJudge, Judgement, Side
+from researchapp.pipeline.text.contradiction import (
+    CONTRADICT,
+    DisagreementJudge,
+    Judgement,
+    Side,
+    evidence_side,
+)
 from researchapp.pipeline.text.contradiction.pairs import candidate_pairs
 from researchapp.pipeline.text.quantities import read_figures
 from researchapp.pipeline.text.tokens import Span, tokenize_spans
@@ -52,27 +58,6 @@ class Dispute:
         """Stable for the same passages, whichever sub-questions stored them."""
         places = sorted(f"{s}@{a}-{b}" for s, a, b in (side.place for side in self.sides))
         return CONFLICT_KEY + "|".join(places)
-
-
-MAX_CONTEXT_CHARS = 2000  # a document this short is what each of its passages is about
-
-
-def document_context(text: str) -> str:
-    return text if len(text) <= MAX_CONTEXT_CHARS else ""
-
-
-def evidence_side(item: Evidence, snapshot: str = "") -> Side:
-    """A stored passage as one side of a pair (its quote is its snapshot at its offsets)."""
-    return Side(
-        item.source_id,
-        item.start,
-        item.end,
-        item.quote,
-        item.id,
-        item.subquestion_id,
-        item.score,
-        document_context(snapshot),
-    )
 
 
 def find_disputes(

@@ -96,7 +96,10 @@ class ModelJudge:
         """1. The rules judge every pair. 2. The model judges the pairs they flagged, then the
         rest, up to ``MAX_MODEL_PAIRS``. 3. A contradiction by either is kept, with both opinions."""
         by_rules = {id(j.pair): j for j in self.rules.judge(pairs, usage=usage)}
-        asked = sorted(pairs, key=lambda pair: id(pair) not in by_rules)[:MAX_MODEL_PAIRS]
+        # Only passages selected as evidence (or statements of a report) go to the model provider:
+        # a passage of an opened page that no sub-question selected is judged by the rules alone.
+        shown = [pair for pair in pairs if None not in (pair.first.evidence_id, pair.second.evidence_id)]
+        asked = sorted(shown, key=lambda pair: id(pair) not in by_rules)[:MAX_MODEL_PAIRS]
         judgements = []
         for pair in pairs:
             ruled = by_rules.get(id(pair))

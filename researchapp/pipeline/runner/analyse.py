@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import transaction
 
 from researchapp.core.enums import FindingStatus
-from researchapp.models import Finding, FindingEvidence, ResearchTask, SubQuestion
+from researchapp.models import Event, Finding, FindingEvidence, ResearchTask, Stage, SubQuestion
 from researchapp.pipeline import values
 from researchapp.pipeline.analyser import Analyser
 from researchapp.pipeline.analyser.disputes import CONFLICT_KEY, disputed_spans
@@ -52,6 +52,7 @@ def run_analyse(task: ResearchTask) -> None:
     except Exception:
         record_usage(task, usage)
         raise
+    note_rejected_judgements(task, usage)
     inputs = [
         (subquestion, [evidence_value(e) for e in subquestion.evidence.select_related("source")])
         for subquestion in subquestions
@@ -85,6 +86,21 @@ def run_analyse(task: ResearchTask) -> None:
         record_usage(task, usage)
     if errors:
         raise errors[0]
+
+
+def note_rejected_judgements(task: ResearchTask, usage: UsageLog) -> None:
+    """A pair whose model judgement was rejected twice keeps the rules' judgement alone: said on
+    the task's record, where an analyst reads warnings."""
+    rejected = sum(1 for call in usage.calls if call.stage == "judge" and not call.ok) // 2
+    if rejected:
+        Event.objects.create(
+            task=task,
+            stage=Stage.ANALYSING,
+            kind=Event.Kind.WARNING,
+            message=f"The model's judgement of {rejected} pair(s) of passages was rejected twice; "
+            "the rules' judgement of those pairs stands.",
+            data={"code": "malformed_output"},
+        )
 
 
 def analyse_one(

@@ -25,14 +25,13 @@ from researchapp.pipeline.analyser.disputes import (
     Dispute,
     Place,
     conflict_finding,
-    document_context,
     find_disputes,
     in_scope,
 )
 from researchapp.pipeline.analyser.extractive import confidence_of
 from researchapp.pipeline.collector.splitting import split_passages
 from researchapp.pipeline.runner.rows import evidence_value, subquestion_value
-from researchapp.pipeline.text.contradiction import DisagreementJudge, Side
+from researchapp.pipeline.text.contradiction import DisagreementJudge, Side, document_context
 from researchapp.pipeline.text.tokens import cjk_count
 
 

@@ -29,7 +29,7 @@ from researchapp.pipeline.report.document import (
     document_json,
 )
 from researchapp.pipeline.report.markdown import DISPUTED_NOTE
-from researchapp.pipeline.text.contradiction import CONTRADICT, DisagreementJudge, Pair, Side
+from researchapp.pipeline.text.contradiction import CONTRADICT, DisagreementJudge, Pair, evidence_side
 from researchapp.pipeline.text.contradiction.statements import passage_topic
 from researchapp.pipeline.text.sentences import split_sentences
 from researchapp.pipeline.values import Claim, Draft, Evidence, ReviewedFinding, UsageLog
@@ -74,31 +74,51 @@ def _disputed_sides(findings: Sequence[ReviewedFinding]) -> list[tuple[Evidence,
     return sides
 
 
+def _anchor(claim: Claim, evidence: Mapping[int, Evidence]) -> tuple[Evidence, tuple[int, int]] | None:
+    """The quote a statement stands on, and where in it the statement is (the whole quote for a
+    statement that is not one of its sentences)."""
+    cited = [evidence[i] for i in claim.evidence_ids if i in evidence]
+    if not cited:
+        return None
+    said = _plain(claim.text)
+    for item in cited:
+        for start, end in split_sentences(item.quote):
+            if _plain(item.quote[start:end]) == said:
+                return item, (start, end)
+    return cited[0], (0, len(cited[0].quote))
+
+
 def _contradicting(
     claims: Sequence[Claim], evidence: Mapping[int, Evidence], judge: DisagreementJudge, usage: UsageLog
 ) -> list[tuple[Claim, Claim]]:
-    """Pairs of statements citing different sources, about one thing, that the judge calls contradicting."""
-    sources = {c.text: {evidence[i].source_id for i in c.evidence_ids if i in evidence} for c in claims}
+    """Pairs of statements citing different sources, about one thing, that the judge calls
+    contradicting. Their quotes are judged (a sentence alone may not name what it is about: "the
+    company rates the battery for 6,000 cycles"), and what differs must be in the statements."""
+    anchors = {id(c): _anchor(c, evidence) for c in claims}
     pairs = []
-    for number, (a, b) in enumerate(combinations(claims, 2)):
-        if (
-            sources[a.text] & sources[b.text]
-            or len(passage_topic(a.text) & passage_topic(b.text)) < MIN_SHARED
-        ):
+    for a, b in combinations(claims, 2):
+        anchor_a, anchor_b = anchors[id(a)], anchors[id(b)]
+        if anchor_a is None or anchor_b is None or anchor_a[0].source_id == anchor_b[0].source_id:
             continue
-        pairs.append(
-            (
-                a,
-                b,
-                Pair(
-                    Side(-2 * number - 1, 0, len(a.text), a.text),
-                    Side(-2 * number - 2, 0, len(b.text), b.text),
-                ),
+        if len(passage_topic(a.text) & passage_topic(b.text)) < MIN_SHARED:
+            continue
+        pairs.append((a, b, Pair(evidence_side(anchor_a[0]), evidence_side(anchor_b[0]))))
+    found = []
+    verdicts = {id(j.pair): j for j in judge.judge([pair for *_, pair in pairs], usage=usage)}
+    for a, b, pair in pairs:
+        judgement = verdicts.get(id(pair))
+        if judgement is None or judgement.verdict != CONTRADICT:
+            continue
+        within = all(
+            not spans or any(s < end and start < e for s, e in spans)
+            for spans, (start, end) in (
+                (judgement.first_spans, anchors[id(a)][1]),
+                (judgement.second_spans, anchors[id(b)][1]),
             )
         )
-    verdicts = judge.judge([pair for _, _, pair in pairs], usage=usage)
-    found = {id(j.pair) for j in verdicts if j.verdict == CONTRADICT}
-    return [(a, b) for a, b, pair in pairs if id(pair) in found]
+        if within:
+            found.append((a, b))
+    return found
 
 
 def _claim_dispute(a: Claim, b: Claim) -> tuple[Dispute, Claim]:

@@ -31,7 +31,7 @@ from researchapp.pipeline.text.contradiction.statements import (
     statements_of,
 )
 from researchapp.pipeline.text.tokens import Span
-from researchapp.pipeline.values import UsageLog
+from researchapp.pipeline.values import Evidence, UsageLog
 
 AGREE, CONTRADICT, UNRELATED = "agree", "contradict", "unrelated"
 VERDICTS = (AGREE, CONTRADICT, UNRELATED)
@@ -61,6 +61,27 @@ class Side:
     @property
     def topic(self) -> frozenset[str]:
         return passage_topic(self.text) | (passage_topic(self.context) if self.context else frozenset())
+
+
+MAX_CONTEXT_CHARS = 2000  # a document this short is what each of its passages is about
+
+
+def document_context(text: str) -> str:
+    return text if len(text) <= MAX_CONTEXT_CHARS else ""
+
+
+def evidence_side(item: Evidence, snapshot: str = "") -> Side:
+    """A stored passage as one side of a pair (its quote is its snapshot at its offsets)."""
+    return Side(
+        item.source_id,
+        item.start,
+        item.end,
+        item.quote,
+        item.id,
+        item.subquestion_id,
+        item.score,
+        document_context(snapshot),
+    )
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,10 @@ the speaker of a claim ("SPEAKER: ...", which a clause break keeps out of every 
 
 from __future__ import annotations
 
+import re
+
 from researchapp.pipeline.text.contradiction.statements import Statement, clause_of
+from researchapp.pipeline.text.entities import DEMONYMS
 from researchapp.pipeline.text.tokens import Span, tokenize
 
 SLOT_WORDS = 4
@@ -43,11 +46,43 @@ def _own_names(statement: Statement, other_passage: str) -> list[tuple[str, int,
     ]
 
 
+# What makes a name the value of a slot rather than a thing a sentence is about: it holds a role
+# ("X was the district attorney", "X (District Attorney", "X became chief of staff"), a place
+# ("is in X", "located in X"), an agent ("sold to X", "written by X"), or it is a people's
+# adjective before a shared noun ("the French embassy").
+_HOLDS = re.compile(
+    r"^\s*(?:\(|,?\s*(?:who\s+)?(?:is|was|were|are|has been|had been|serves as|served as|became|becomes|"
+    r"remains|remained|now serves as)\b)",
+    re.IGNORECASE,
+)
+_PLACED = re.compile(
+    r"\b(?:is|are|was|were|lies|lie|located|situated|based|born|held|found)\s+(?:in|at|on)\s+(?:the\s+)?$"
+    r"|\b(?:sold|given|awarded|attributed|credited)\s+to\s+$|\b(?:by|from)\s+$",
+    re.IGNORECASE,
+)
+
+
+def _cue(statement: Statement, start: int, end: int, name: str) -> str:
+    text = statement.text
+    if name.lower() in DEMONYMS:
+        return "adjective"
+    if _PLACED.search(text[max(statement.start, start - 40) : start]):
+        return "placed"
+    if _HOLDS.match(text[end : end + 40]):
+        return "holds"
+    return ""
+
+
 def names_in_one_slot(a: Statement, b: Statement) -> tuple[Span, Span, frozenset[str]] | None:
     """The first pair of names of ``a`` and ``b`` that fill the same slot, and the slot's words."""
-    for _, start_a, end_a in _own_names(a, b.text):
+    for name_a, start_a, end_a in _own_names(a, b.text):
+        cue = _cue(a, start_a, end_a, name_a)
+        if not cue:
+            continue
         before_a, after_a = _slot(a, start_a, end_a)
-        for _, start_b, end_b in _own_names(b, a.text):
+        for name_b, start_b, end_b in _own_names(b, a.text):
+            if _cue(b, start_b, end_b, name_b) != cue:
+                continue
             before_b, after_b = _slot(b, start_b, end_b)
             for shared in (before_a & before_b, after_a & after_b):
                 if shared:

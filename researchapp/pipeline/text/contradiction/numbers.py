@@ -16,7 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from researchapp.pipeline.text.contradiction.polarity import NEGATION
-from researchapp.pipeline.text.contradiction.statements import Statement, clause_of, is_year, years_in
+from researchapp.pipeline.text.contradiction.statements import (
+    Statement,
+    clause_of,
+    is_year,
+    name_roots,
+    years_in,
+)
 from researchapp.pipeline.text.quantities import Figure, extract_quantities, is_comparable, read_figures
 from researchapp.pipeline.text.tokens import Span, tokenize
 
@@ -43,7 +49,12 @@ _RANK = re.compile(
     r"(?=\s+(?:\w+\s+){0,2}?(?:in|among|place|largest|biggest|highest|lowest|most|least|rank))",
     re.IGNORECASE,
 )
-_RANGE = re.compile(r"(?P<low>\d[\d,]*(?:\.\d+)?)\s?(?:-|–|—|to)\s?(?P<high>\d[\d,]*(?:\.\d+)?)")
+_FIGURE_TEXT = r"\d[\d,]*(?:\.\d+)?"
+_RANGE = re.compile(
+    rf"\bbetween\s+(?P<low>{_FIGURE_TEXT})\s+and\s+(?P<high>{_FIGURE_TEXT})"
+    rf"|(?P<from>{_FIGURE_TEXT})\s?(?:-|–|—|to)\s?(?P<to>{_FIGURE_TEXT})",
+    re.IGNORECASE,
+)
 _MAJORITY = re.compile(r"\b(?:a|the)\s+(?P<which>majority|minority)\b", re.IGNORECASE)
 _BELOW = re.compile(
     r"(?:fewer than|less than|under|below|up to|at most|no more than|just under|as few as)\s*$", re.I
@@ -54,10 +65,17 @@ _ABOUT = re.compile(
 )
 _CHANGE = re.compile(
     r"(?:by|rose|fell|grew|increased|decreased|dropped|declined|climbed|jumped|gained|lost|cut|reduced|"
-    r"from)\s*$",
+    r"from|adds?|added|adding|extra|another)(?:\s+between)?\s*$",
     re.I,
 )
 MIN_DENIED = 100  # "not 10" is too common to stand for one subject; "not 6000", "not ₹4500" are not
+_DIFFERENCE = re.compile(
+    r"\s*(?:more|less|fewer|higher|lower|cheaper|dearer|costlier|greater|smaller|larger|bigger|faster|"
+    r"slower|longer|shorter)\b",
+    re.IGNORECASE,
+)
+_OUT_OF_BEFORE = re.compile(r"\bout of\s*$", re.IGNORECASE)
+_OUT_OF_AFTER = re.compile(r"\s*out of\b", re.IGNORECASE)
 APPROXIMATE = 0.15  # "about 2%" meets "1.8%"
 EXACT = 0.01
 
@@ -69,6 +87,7 @@ class Value:
     high: float
     span: Span
     negated: bool  # "not 6000 as reported": the statement denies this value
+    unit: str = ""  # what a count counts ("people", "kwh"), "" when nothing is named
 
 
 def _interval(text: str, start: int, value: float) -> tuple[float, float]:
@@ -107,17 +126,17 @@ def values_of(statement: Statement) -> list[Value]:
     text, found = statement.text, []
     taken: list[Span] = []
     for match in _RANGE.finditer(text, statement.start, statement.end):
-        low, high = (float(match.group(g).replace(",", "")) for g in ("low", "high"))
-        quantities = [q for q in extract_quantities(text) if q.start <= match.start() < q.end]
-        if (
-            quantities
-            and quantities[0].kind != "year"
-            and low < high
-            and not _CHANGE.search(text[: match.start()])
-        ):
+        edges = ("low", "high") if match.group("low") else ("from", "to")
+        low, high = (float(match.group(g).replace(",", "")) for g in edges)
+        first_edge = match.start(edges[0])
+        quantities = [q for q in extract_quantities(text) if q.start <= first_edge < q.end]
+        if not quantities or quantities[0].kind == "year" or low >= high:
+            continue
+        taken.append(match.span())  # its edges are not values of their own, kept or not
+        if not _CHANGE.search(text[:first_edge]):
             scale = quantities[0].value / low if low else 1.0
-            found.append(Value(_kind(quantities[0]), low * scale, high * scale, match.span(), False))
-            taken.append(match.span())
+            kind = _kind(quantities[0])
+            found.append(Value(kind, low * scale, high * scale, match.span(), False, quantities[0].unit))
     for quantity in extract_quantities(text):
         inside = statement.start <= quantity.start < statement.end
         if not inside or quantity.kind == "year" or any(s <= quantity.start < e for s, e in taken):
@@ -127,14 +146,17 @@ def values_of(statement: Statement) -> list[Value]:
         ):
             continue  # a change is judged by its direction (polarity); ranks and day numbers apart
         span = (quantity.start, quantity.end)
+        ratio = re.match(r"\s?times\b", text[span[1] :]) if quantity.unit == "time" else None
+        span = (span[0], span[1] + ratio.end()) if ratio else span  # "81 times", shown whole
         if quantity.kind == "number" and is_year(text[span[0] : span[1]]):
             continue  # "2017 was the costliest year": a year, read by ``dates``
-        if re.search(r"\bout of\s*$", text[max(0, span[0] - 8) : span[0]]) or re.match(
-            r"\s*out of\b", text[span[1] :]
-        ):
+        if _OUT_OF_BEFORE.search(text[max(0, span[0] - 8) : span[0]]) or _OUT_OF_AFTER.match(text, span[1]):
             continue  # "four out of 10": a ratio, not a count
+        if quantity.unit != "time" and _DIFFERENCE.match(text, span[1]):
+            continue  # "900 euros more than the Kestrel": a difference, not a value
         low, high = _interval(text, quantity.start, quantity.value)
-        found.append(Value(_kind(quantity), low, high, span, _negated(text, statement, quantity.start)))
+        negated = _negated(text, statement, quantity.start)
+        found.append(Value(_kind(quantity), low, high, span, negated, quantity.unit))
     found += _word_values(statement) + _ranks(statement)
     return found
 
@@ -160,7 +182,9 @@ def _word_values(statement: Statement) -> list[Value]:
         value *= _SCALE.get(scale, 1.0)
         low, high = _interval(text, match.start(), value)
         kind = "percent" if match.group("pct") else "count"
-        found.append(Value(kind, low, high, match.span(), _negated(text, statement, match.start())))
+        counted = tokenize(text[match.end() : match.end() + 30])[:1] if kind == "count" else []
+        negated = _negated(text, statement, match.start())
+        found.append(Value(kind, low, high, match.span(), negated, counted[0] if counted else ""))
     for match in _MAJORITY.finditer(text, statement.start, statement.end):
         low, high = (50.0, 100.0) if match.group("which").lower() == "majority" else (0.0, 50.0)
         found.append(Value("percent", low, high, match.span("which"), False))
@@ -202,18 +226,44 @@ def _figure_at(text: str, span: Span) -> Figure | None:
     return next((f for f in read_figures(text) if f.quantity.start == span[0]), None)
 
 
+_PEOPLE = frozenset(
+    "people person men women children resident citizen voter viewer immigrant migrant worker employee "
+    "member user customer patient student visitor passenger".split()
+)
+
+
 def _other_things(a: Statement, b: Statement, first: Value, second: Value) -> bool:
-    """Figures of two named things ("the Osprey ... 94 percent", "the Kestrel S1 ... 92 percent"):
-    their subjects differ and neither sentence names the other's; or they measure different
-    attributes (a market share is not an efficiency)."""
+    """Figures of two named things ("the Osprey costs 5,100 euros", "the Kestrel ... 4,200 euros"),
+    of two attributes (a market share is not an efficiency; a known one is not an unknown one), or
+    counts of two kinds of thing ("10 years", "800 kWh"; people are people: viewers, residents)."""
+    if first.kind == "count" and first.unit != second.unit:
+        people = {first.unit.rstrip("s"), second.unit.rstrip("s")} <= _PEOPLE
+        if not people:
+            return True
     fa, fb = _figure_at(a.text, first.span), _figure_at(b.text, second.span)
     if fa is None or fb is None:
         return False
-    if fa.attribute and fb.attribute and fa.attribute != fb.attribute:
+    if (fa.attribute or fb.attribute) and fa.attribute != fb.attribute:
         return True
-    if not fa.subject or not fb.subject or fa.subject & fb.subject:
+    if not fa.subject or not fb.subject or fa.subject <= fb.subject or fb.subject <= fa.subject:
         return False
-    return not (fa.subject & set(tokenize(b.sentence))) and not (fb.subject & set(tokenize(a.sentence)))
+    if _opens(a, fa) or _opens(b, fb):
+        # A sentence's first word may be capitalised only by grammar ("Spending on the Tarnow canal
+        # reached ..."): two sentences that share a name are then about one thing.
+        return not name_roots(a) & name_roots(b)
+    return True
+
+
+_COMMON_ENDINGS = ("ing", "ed", "tion", "sion", "ment", "ness", "ity", "ly", "ers")
+
+
+def _opens(statement: Statement, figure: Figure) -> bool:
+    """The figure's subject is one common word ("Spending", "Reported") that opens its sentence
+    (or the clause after a speaker): capitalised by grammar, not a name."""
+    clause = statement.text[clause_of(statement, figure.quantity.start)[0] : figure.quantity.start]
+    word = figure.subject_text
+    opens = len(word.split()) == 1 and clause.lstrip(" \"'“‘(").startswith(word)
+    return opens and word.lower().endswith(_COMMON_ENDINGS)
 
 
 def denied_value(a: Statement, b: Statement) -> tuple[Value, Value] | None:

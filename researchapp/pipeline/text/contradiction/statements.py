@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from researchapp.pipeline.text.entities import name_phrases
+from researchapp.pipeline.text.entities import DEMONYMS, name_phrases
 from researchapp.pipeline.text.relevance import GENERIC_TERMS
 from researchapp.pipeline.text.sentences import split_sentences
 from researchapp.pipeline.text.tokens import Span, Token, tokenize_spans
@@ -95,11 +95,24 @@ def _words(text: str) -> list[Word]:
     return sorted(words, key=lambda word: word.start)
 
 
+_DEMONYM = re.compile(r"\b[A-Z][a-z]+\b")
+
+
+def _names(text: str) -> list[tuple[str, int, int]]:
+    """Capitalised runs, and adjectives of peoples ("the French embassy" / "the German embassy")."""
+    names = name_phrases(text)
+    for match in _DEMONYM.finditer(text):
+        inside = any(s <= match.start() < e for _, s, e in names)
+        if not inside and match.group().lower() in DEMONYMS:
+            names.append((match.group(), match.start(), match.end()))
+    return sorted(names, key=lambda name: name[1])
+
+
 @lru_cache(maxsize=2048)
 def statements_of(text: str) -> tuple[Statement, ...]:
     """The passage's sentences as statements (cached: a passage meets many others)."""
     every_word = _words(text)
-    names = name_phrases(text)
+    names = _names(text)
     found = []
     for start, end in split_sentences(text) or [(0, len(text))]:
         words = tuple(w for w in every_word if start <= w.start and w.end <= end)
@@ -112,7 +125,7 @@ def passage_topic(text: str) -> frozenset[str]:
     """The passage's topic roots, and its names' roots again as ``name:<root>`` (see ``shared_topic``)."""
     statements = statements_of(text)
     topic = frozenset().union(*(s.topic for s in statements))
-    return topic | frozenset(f"name:{r}" for s in statements for r in _name_roots(s)) | _figures(text)
+    return topic | frozenset(f"name:{r}" for s in statements for r in name_roots(s)) | _figures(text)
 
 
 _FIGURE = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])|(?<![\d.,])\d{3,}(?![\d,])")
@@ -157,11 +170,11 @@ def shared_topic(a: Statement, b: Statement) -> frozenset[str]:
     """Roots both statements hold; a name both hold counts twice (as ``name:<root>`` too): two
     statements about "FEMA" or "Voltaire" are about one thing even when they share little else."""
     shared = a.topic & b.topic
-    named = _name_roots(a) & _name_roots(b)
+    named = name_roots(a) & name_roots(b)
     return shared | frozenset(f"name:{r}" for r in named)
 
 
-def _name_roots(statement: Statement) -> frozenset[str]:
+def name_roots(statement: Statement) -> frozenset[str]:
     return (
         frozenset(
             w.root for w in statement.words for _, s, e in statement.names if s <= w.start and w.end <= e
