@@ -47,7 +47,7 @@ _PATTERNS = (
     re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?\b", re.IGNORECASE),
     re.compile(rf"\b{_MONTH}\s+{_DAY}\b(?:,?\s+{_YEAR}\b)?", re.IGNORECASE),
     re.compile(rf"\b{_MONTH}\s+{_YEAR}\b", re.IGNORECASE),
-    re.compile(rf"(?<![\d,.$£€-]){_YEAR}(?![\d,%]|\s*(?:percent|per cent))", re.IGNORECASE),
+    re.compile(rf"(?<![\d,.$£€-]){_YEAR}(?!\d|,\d|%|\s*(?:percent|per cent))", re.IGNORECASE),
 )
 _BETWEEN_YEARS = re.compile(r"\d{4}\s?[-–/]\s?\d{2,4}|\d{2,4}\s?[-–/]\s?$")
 

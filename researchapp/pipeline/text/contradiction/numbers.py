@@ -236,7 +236,7 @@ def _other_things(a: Statement, b: Statement, first: Value, second: Value) -> bo
     """Figures of two named things ("the Osprey costs 5,100 euros", "the Kestrel ... 4,200 euros"),
     of two attributes (a market share is not an efficiency; a known one is not an unknown one), or
     counts of two kinds of thing ("10 years", "800 kWh"; people are people: viewers, residents)."""
-    if first.kind == "count" and first.unit != second.unit:
+    if first.kind == "count" and first.unit and second.unit and first.unit != second.unit:
         people = {first.unit.rstrip("s"), second.unit.rstrip("s")} <= _PEOPLE
         if not people:
             return True

@@ -18,13 +18,6 @@ from researchapp.pipeline.text.sentences import split_sentences
 from researchapp.pipeline.text.tokens import Span, Token, tokenize_spans
 
 _SUFFIXES = ("ingly", "ings", "ing", "edly", "ied", "ies", "ed", "es", "ly", "e", "s")
-# Words too common in claims and reports to say two statements are about one thing.
-_WEAK = GENERIC_TERMS | frozenset(
-    """said says say told tell according report reported reports claim claimed claims stated state
-    states also just now still even actually really new one two first last year years people time
-    times day days week weeks month months many much well make made get got take took use used
-    like""".split()
-)
 
 
 def root(term: str) -> str:
@@ -35,6 +28,20 @@ def root(term: str) -> str:
         if term.endswith(suffix) and len(term) - len(suffix) >= 4:
             return term[: -len(suffix)]
     return term
+
+
+# Words too common in claims and reports to say two statements are about one thing.
+_WEAK_WORDS = GENERIC_TERMS | frozenset(
+    """said says say told tell according report reported reports claim claimed claims stated state
+    states also just now still even actually really new one two first last year years people time
+    times day days week weeks month months many much well make made get got take took use used
+    like place put came come went go gone taken today yesterday january february march april may june
+    july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec
+    monday tuesday wednesday thursday friday saturday sunday""".split()
+)
+
+
+_WEAK = frozenset(root(word) for word in _WEAK_WORDS)
 
 
 @dataclass(frozen=True)
