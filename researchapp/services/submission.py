@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from researchapp.models import Corpus, Event, ResearchTask, Stage
 from researchapp.pipeline import runner
@@ -18,11 +19,14 @@ def validate_question(question: str) -> str:
     question = (question or "").strip()
     limit = settings.RESEARCH["QUESTION_MAX_CHARS"]
     if not question:
-        raise ValidationError("The question is empty. Type what you want researched.", code="empty")
+        raise ValidationError(_("The question is empty. Type what you want researched."), code="empty")
     if len(question) > limit:
         raise ValidationError(
-            f"The question is {len(question):,} characters long; the limit is {limit:,}. "
-            "Shorten it to the question itself and keep background material in the corpus.",
+            _(
+                "The question is %(length)s characters long; the limit is %(limit)s. "
+                "Shorten it to the question itself and keep background material in the corpus."
+            )
+            % {"length": f"{len(question):,}", "limit": f"{limit:,}"},
             code="too_long",
         )
     return question
@@ -103,7 +107,7 @@ def task_resume(*, task: ResearchTask, actor) -> None:
                 message=f"Resumed at {stage.label}: no stage was queued or running for the task.",
             )
         else:
-            raise ValidationError("Only a failed or stalled task can be resumed.")
+            raise ValidationError(_("Only a failed or stalled task can be resumed."))
         enqueue_stage(task, stage)
 
 
