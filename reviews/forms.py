@@ -105,9 +105,11 @@ class PlanEditForm:
         self.action, self.index = self._action(data.get("action", "save"))
 
     def _rows(self, data: QueryDict) -> list[PlanRow]:
-        total = min(whole_number(data.get("sq-total")) or 0, MAX_SUBQUESTIONS + 1)
+        total = whole_number(data.get("sq-total"), maximum=MAX_SUBQUESTIONS + 1)
+        if total is None:
+            self.errors.append(_("That sub-question is no longer in the form; reload the page."))
         rows = []
-        for i in range(total):
+        for i in range(total or 0):
             raw_id = data.get(f"sq-{i}-id", "")
             row_id = whole_number(raw_id, minimum=1)
             if raw_id.strip() and row_id is None:
