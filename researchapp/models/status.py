@@ -28,27 +28,36 @@ class IllegalTransition(Exception):
     """The status machine has no such move."""
 
 
+def acted_first(who: str = "") -> str:
+    """The one wording of "someone acted first", for every kind of item, in the active language."""
+    return _("%(who)s changed or decided this item first; reload to see it as it is now.") % {
+        "who": who or _("Someone")
+    }
+
+
 class StaleState(Exception):
     """Someone acted first: what the caller saw is no longer what is stored.
 
     Raised when a compare-and-set touches no row: another worker moved the task, another analyst
-    decided the item, the plan or draft on screen was replaced. The message says what happened.
+    decided the item, the plan or draft on screen was replaced. The message says what happened:
+    ``acted_first`` unless the raiser knows more (the task left the gate, another analyst holds
+    the item).
     """
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(message or acted_first())
 
 
 class StaleDecision(StaleState):
     """A person's decision on an item that someone else changed or decided since they loaded it.
 
-    The same words for a finding, a hypothesis, a plan or a report, in the language of the person
-    who is told; ``who`` is the username of whoever decided the item last, if the row records one.
+    ``who`` is the username of whoever decided the item last, if the row records one; the message
+    is the family's one wording, naming them.
     """
 
     def __init__(self, who: str = "") -> None:
         self.who = who
-        super().__init__(
-            _("%(who)s changed or decided this item first; reload to see it as it is now.")
-            % {"who": who or _("Someone")}
-        )
+        super().__init__(acted_first(who))
 
 
 def _compare_and_set(row: models.Model, match: Mapping[str, Any], fields: Mapping[str, Any]) -> bool:
@@ -100,7 +109,7 @@ class StatusMachine(models.Model):
         fields = {"status": to, **self.transition_fields(to), **fields}
         with transaction.atomic():
             if not _compare_and_set(self, {"status": source}, fields):
-                raise StaleState(f"{self.describe()} is no longer {source}")
+                raise StaleState()
             self.record_move(source, to, actor=actor, stage=stage, message=message, data=data)
         for name, value in fields.items():
             setattr(self, name, value)

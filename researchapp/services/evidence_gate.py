@@ -48,7 +48,7 @@ def finding_resolve(
     other side's quotes aside, so it needs a reason: the report states the picked side as fact.
     """
     if decision not in DECISIONS:
-        raise ValidationError(_("“%(decision)s” is not a decision on an item.") % {"decision": decision})
+        raise ValidationError(_("“%(decision)s” is not a decision this item takes.") % {"decision": decision})
     if decision in PICKS and not note.strip():
         raise ValidationError(_("Say why you pick this side: the reason is recorded with the decision."))
     resolution, applies_to = DECISIONS[decision]

@@ -30,7 +30,7 @@ def hypothesis_decide(
     says which verdicts it can take.
     """
     if decision not in DECISIONS:
-        raise ValidationError(_("“%(decision)s” is not a verdict on a hypothesis.") % {"decision": decision})
+        raise ValidationError(_("“%(decision)s” is not a decision this item takes.") % {"decision": decision})
     hypothesis.task.refuse_unless_at(Gate.EVIDENCE_REVIEW)
     with transaction.atomic():
         try:
