@@ -16,11 +16,14 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest, PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_http_methods
+from django.views.decorators.vary import vary_on_headers
 from django_htmx.middleware import HtmxDetails
 
 from researchapp import selectors
@@ -184,3 +187,20 @@ def gate_page(
     task = selectors.visible_task(task_id, request.user)
     context = {"task": task, **context_for(request, task, outcome)}
     return render(request, fragment if request.htmx else page, context)
+
+
+def gate_view(
+    *, decide: Decide, context_for: ContextFor, page: str, fragment: str
+) -> Callable[..., HttpResponse]:
+    """A gate page's view (``gate_page`` with these steps): for people logged in, GET or POST, and
+    varying on ``HX-Request`` (htmx gets the fragment, a browser the page)."""
+
+    @login_required
+    @vary_on_headers("HX-Request")
+    @require_http_methods(["GET", "POST"])
+    def view(request: HtmxHttpRequest, task_id: int) -> HttpResponse:
+        return gate_page(
+            request, task_id, decide=decide, context_for=context_for, page=page, fragment=fragment
+        )
+
+    return view

@@ -9,16 +9,13 @@ a POST without htmx redirects back to it).
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_http_methods
-from django.views.decorators.vary import vary_on_headers
 
+from researchapp import web
 from researchapp.forms import first_error
 from researchapp.models import ResearchTask
-from researchapp.web import GateOutcome, HtmxHttpRequest, apply_decision, gate_page
 from reviews import services
 from reviews.hypothesis_forms import HypothesisDecisionForm
 from reviews.selectors import hypotheses
@@ -30,36 +27,22 @@ VERDICT_WORDS = {
 }
 
 
-@login_required
-@vary_on_headers("HX-Request")
-@require_http_methods(["GET", "POST"])
-def hypotheses_review(request: HtmxHttpRequest, task_id: int) -> HttpResponse:
-    return gate_page(
-        request,
-        task_id,
-        decide=_decide,
-        context_for=_hypotheses_context,
-        page="hypotheses_review.html",
-        fragment="partials/hypotheses.html",
-    )
-
-
-def _hypotheses_context(request: HttpRequest, task: ResearchTask, outcome: GateOutcome) -> dict:
+def _hypotheses_context(request: HttpRequest, task: ResearchTask, outcome: web.GateOutcome) -> dict:
     return {"own_messages": True, **hypotheses.hypotheses_context(task, request.user)}
 
 
-def _decide(request: HttpRequest, task: ResearchTask) -> GateOutcome:
+def _decide(request: HttpRequest, task: ResearchTask) -> web.GateOutcome:
     form = HypothesisDecisionForm(request.POST)
     if not form.is_valid():
         messages.error(request, first_error(form))
-        return GateOutcome()
+        return web.GateOutcome()
     data = form.cleaned_data
     hypothesis = hypotheses.hypothesis_in_task(task, data["hypothesis"])
-    apply_decision(
+    web.apply_decision(
         request,
-        lambda: services.decide_hypothesis(
+        lambda: services.hypothesis_decide(
             hypothesis=hypothesis,
-            reviewer=request.user,
+            actor=request.user,
             decision=data["decision"],
             version_seen=data["version"],
             note=data["note"],
@@ -67,4 +50,12 @@ def _decide(request: HttpRequest, task: ResearchTask) -> GateOutcome:
         success=_("Recorded for hypothesis %(id)s: %(decision)s.")
         % {"id": hypothesis.pk, "decision": VERDICT_WORDS.get(data["decision"], data["decision"])},
     )
-    return GateOutcome()
+    return web.GateOutcome()
+
+
+hypotheses_review = web.gate_view(
+    decide=_decide,
+    context_for=_hypotheses_context,
+    page="hypotheses_review.html",
+    fragment="partials/hypotheses.html",
+)

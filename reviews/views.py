@@ -1,9 +1,9 @@
-"""The review side's pages: the plan and report gates and what every gate page does (the evidence gate
-is ``evidence_views``; the queue and audit are ``desk_views``).
+"""The review side's pages: the plan and report gates (the evidence gate is ``evidence_views``, the
+hypotheses ``hypothesis_views``; the queue and audit are ``desk_views``).
 
-Views parse the request, authorise, call one service or selector and render. After an HTMX POST
-the page's fragment is rendered again from fresh data, so what the analyst sees is what is
-stored; without HTMX the view redirects (post/redirect/get).
+Each gate page is ``researchapp.web.gate_view`` with its two steps: what a POST decides, and what the
+page shows. After an HTMX POST the page's fragment is rendered again from fresh data, so what the
+analyst sees is what is stored; without HTMX the view redirects (post/redirect/get).
 """
 
 from __future__ import annotations
@@ -15,24 +15,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
-from django.views.decorators.http import require_GET, require_http_methods
-from django.views.decorators.vary import vary_on_headers
+from django.views.decorators.http import require_GET
 
-from researchapp import selectors
+from researchapp import selectors, web
 from researchapp.forms import first_error
-from researchapp.models import ResearchTask, StaleState
+from researchapp.models import Plan, ResearchTask, StaleState
 from researchapp.permissions import is_analyst
 from researchapp.services import plan_gate
 from researchapp.services.plan_gate import MAX_SUBQUESTIONS
-from researchapp.web import (
-    GateOutcome,
-    HtmxHttpRequest,
-    answers_bad_parameters,
-    apply_decision,
-    error_text,
-    gate_page,
-    number_param,
-)
 from reviews import services
 from reviews.forms import PlanEditForm, PlanRejectForm, PlanRow, ReportDecisionForm
 from reviews.selectors import plans, reports
@@ -41,22 +31,8 @@ from reviews.selectors import plans, reports
 
 
 @login_required
-@vary_on_headers("HX-Request")
-@require_http_methods(["GET", "POST"])
-def plan_review(request: HtmxHttpRequest, task_id: int) -> HttpResponse:
-    return gate_page(
-        request,
-        task_id,
-        decide=_decide_plan,
-        context_for=_plan_context,
-        page="plan_review.html",
-        fragment="plan_review.html#editor",
-    )
-
-
-@login_required
 @require_GET
-@answers_bad_parameters
+@web.answers_bad_parameters
 def plan_queries(request: HttpRequest, task_id: int) -> HttpResponse:
     """The queries field of one row, made again for the row's text as typed (htmx, on change).
 
@@ -64,7 +40,7 @@ def plan_queries(request: HttpRequest, task_id: int) -> HttpResponse:
     the same rule (``PlanRow.edit``), so what is shown here is what will be stored.
     """
     task = selectors.visible_task(task_id, request.user)
-    index = number_param(request.GET, "row", minimum=0, maximum=MAX_SUBQUESTIONS)
+    index = web.number_param(request.GET, "row", minimum=0, maximum=MAX_SUBQUESTIONS)
     field = f"sq-{index}-"
     row = PlanRow(
         None,
@@ -83,7 +59,7 @@ def plan_queries(request: HttpRequest, task_id: int) -> HttpResponse:
     )
 
 
-def _plan_context(request: HttpRequest, task: ResearchTask, outcome: GateOutcome) -> dict:
+def _plan_context(request: HttpRequest, task: ResearchTask, outcome: web.GateOutcome) -> dict:
     review = plans.plan_for_review(task)
     posted: PlanEditForm | None = outcome.again
     rows = posted.rows if posted else [PlanRow.of(sq) for sq in review.subquestions]
@@ -106,29 +82,65 @@ def _plan_context(request: HttpRequest, task: ResearchTask, outcome: GateOutcome
     }
 
 
-def _decide_plan(request: HttpRequest, task: ResearchTask) -> GateOutcome:
+def _decide_plan(request: HttpRequest, task: ResearchTask) -> web.GateOutcome:
     """Apply the pressed button: reject with feedback, or edit (save, add, remove, move) and approve."""
     review = plans.plan_for_review(task)
     if review.plan is None:
         messages.error(request, _("There is no plan to review yet."))
-        return GateOutcome()
+        return web.GateOutcome()
     if request.POST.get("action") == "reject":
         _reject_plan(request, review.plan)
-        return GateOutcome()
+        return web.GateOutcome()
     return _edit_plan(request, review)
 
 
-def _reject_plan(request: HttpRequest, plan) -> None:
+def _edit_plan(request: HttpRequest, review: plans.PlanReview) -> web.GateOutcome:
+    """Store the edited rows (or approve them). A refused edit comes back as posted, so nothing typed is
+    lost; a moved row comes back as the focus of the fragment."""
+    form = PlanEditForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(form.errors))
+        return web.GateOutcome(again=form)
+    stored = [PlanRow.of(sq).edit() for sq in review.subquestions]
+    try:
+        edits = form.apply()
+        changed = edits != stored
+        if form.action != "approve" and not changed:
+            messages.info(request, _("Nothing changed."))
+            return web.GateOutcome()
+        services.plan_decide(
+            plan=review.plan,
+            actor=request.user,
+            decision="approve" if form.action == "approve" else "edit",
+            version_seen=form.plan_version,
+            edits=edits if changed else None,
+        )
+    except (ValidationError, StaleState) as error:
+        messages.error(request, web.error_text(error))
+        return web.GateOutcome(again=form)
+    if form.action == "approve":
+        messages.success(
+            request, _("Plan v%(v)s approved; collection has started.") % {"v": review.plan.version}
+        )
+    elif form.moved_to is not None:
+        messages.success(request, _("Sub-question moved to position %(n)s.") % {"n": form.moved_to + 1})
+        return web.GateOutcome(focus=(form.moved_to, form.action))  # the editor puts focus back on this row
+    else:
+        messages.success(request, _("Plan saved."))
+    return web.GateOutcome()
+
+
+def _reject_plan(request: HttpRequest, plan: Plan) -> None:
     reject = PlanRejectForm(request.POST)
     if not reject.is_valid():
         messages.error(request, first_error(reject))
         return
     data = reject.cleaned_data
-    apply_decision(
+    web.apply_decision(
         request,
-        lambda: services.decide_plan(
+        lambda: services.plan_decide(
             plan=plan,
-            reviewer=request.user,
+            actor=request.user,
             decision="reject",
             version_seen=data["plan_version"],
             note=data["feedback"],
@@ -137,40 +149,12 @@ def _reject_plan(request: HttpRequest, plan) -> None:
     )
 
 
-def _edit_plan(request: HttpRequest, review: plans.PlanReview) -> GateOutcome:
-    """Store the edited rows (or approve them). A refused edit comes back as posted, so nothing typed is
-    lost; a moved row comes back as the focus of the fragment."""
-    form = PlanEditForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, " ".join(form.errors))
-        return GateOutcome(again=form)
-    stored = [PlanRow.of(sq).edit() for sq in review.subquestions]
-    try:
-        edits = form.apply()
-        changed = edits != stored
-        if form.action != "approve" and not changed:
-            messages.info(request, _("Nothing changed."))
-            return GateOutcome()
-        services.decide_plan(
-            plan=review.plan,
-            reviewer=request.user,
-            decision="approve" if form.action == "approve" else "edit",
-            version_seen=form.plan_version,
-            edits=edits if changed else None,
-        )
-    except (ValidationError, StaleState) as error:
-        messages.error(request, error_text(error))
-        return GateOutcome(again=form)
-    if form.action == "approve":
-        messages.success(
-            request, _("Plan v%(v)s approved; collection has started.") % {"v": review.plan.version}
-        )
-    elif form.moved_to is not None:
-        messages.success(request, _("Sub-question moved to position %(n)s.") % {"n": form.moved_to + 1})
-        return GateOutcome(focus=(form.moved_to, form.action))  # the editor puts focus back on this row
-    else:
-        messages.success(request, _("Plan saved."))
-    return GateOutcome()
+plan_review = web.gate_view(
+    decide=_decide_plan,
+    context_for=_plan_context,
+    page="plan_review.html",
+    fragment="plan_review.html#editor",
+)
 
 
 # The evidence gate's page is ``reviews.evidence_views``.
@@ -179,21 +163,7 @@ def _edit_plan(request: HttpRequest, review: plans.PlanReview) -> GateOutcome:
 # --- report ---------------------------------------------------------------------------------------
 
 
-@login_required
-@vary_on_headers("HX-Request")
-@require_http_methods(["GET", "POST"])
-def report_view(request: HtmxHttpRequest, task_id: int) -> HttpResponse:
-    return gate_page(
-        request,
-        task_id,
-        decide=_decide_report,
-        context_for=_report_context,
-        page="report.html",
-        fragment="report.html#decision",
-    )
-
-
-def _report_context(request: HttpRequest, task: ResearchTask, outcome: GateOutcome) -> dict:
+def _report_context(request: HttpRequest, task: ResearchTask, outcome: web.GateOutcome) -> dict:
     review = reports.report_for(task)
     can_decide = is_analyst(request.user) and review.reviewable
     return {
@@ -204,25 +174,25 @@ def _report_context(request: HttpRequest, task: ResearchTask, outcome: GateOutco
     }
 
 
-def _decide_report(request: HttpRequest, task: ResearchTask) -> GateOutcome:
+def _decide_report(request: HttpRequest, task: ResearchTask) -> web.GateOutcome:
     """Approve, or request changes with comments on the report and on its sentences."""
     form = ReportDecisionForm(request.POST)
     review = reports.report_for(task)
     draft = review.draft
     if not form.is_valid() or draft is None:
         messages.error(request, first_error(form) if draft else _("There is no report draft yet."))
-        return GateOutcome()
+        return web.GateOutcome()
     decision, data = form.cleaned_data["decision"], form.cleaned_data
     try:
         anchored = form.sentence_comments(review.sentences) if decision == "send_back" else []
     except ValidationError as error:
-        messages.error(request, error_text(error))
-        return GateOutcome()
-    apply_decision(
+        messages.error(request, web.error_text(error))
+        return web.GateOutcome()
+    web.apply_decision(
         request,
-        lambda: services.decide_report(
+        lambda: services.report_decide(
             draft=draft,
-            reviewer=request.user,
+            actor=request.user,
             decision=decision,
             version_seen=data["draft_version"],
             note=data["comments"],
@@ -230,7 +200,7 @@ def _decide_report(request: HttpRequest, task: ResearchTask) -> GateOutcome:
         ),  # fmt: skip
         success=_report_decided(decision, draft.version, len(anchored)),
     )
-    return GateOutcome()
+    return web.GateOutcome()
 
 
 def _report_decided(decision: str, version: int, comments: int) -> str:
@@ -243,3 +213,8 @@ def _report_decided(decision: str, version: int, comments: int) -> str:
         "Report v%(v)s sent back; the writer is revising it (%(n)s comments on sentences).",
         comments,
     ) % {"v": version, "n": comments}
+
+
+report_view = web.gate_view(
+    decide=_decide_report, context_for=_report_context, page="report.html", fragment="report.html#decision"
+)
