@@ -35,7 +35,7 @@ from researchapp.pipeline.writer.fallback import FallbackWriter
 from researchapp.pipeline.writer.model import ModelWriter
 from researchapp.providers import registry
 from researchapp.providers.academic import AcademicSearch
-from researchapp.providers.base import ChatClient, ConfigurationError, Document
+from researchapp.providers.base import ChatClient, ConfigurationError, Document, Fetcher
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,16 @@ def collector_for(task: ResearchTask) -> SearchCollector:
         max_sources=task.max_sources,
         concurrency=limits["CONCURRENCY"],
     )
+
+
+# Seconds for the whole fetch of a page an analyst opens by its address: they wait for it.
+ANALYST_FETCH_SECONDS = 10.0
+
+
+def analyst_fetcher() -> Fetcher:
+    """The fetcher an analyst waits for (evidence by hand from an address): behind the same SSRF
+    guard and limits, at most ``ANALYST_FETCH_SECONDS`` in all, no retry."""
+    return registry.inline_fetcher(ANALYST_FETCH_SECONDS)
 
 
 def academic_providers() -> list[AcademicSearch]:
