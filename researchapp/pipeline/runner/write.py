@@ -73,17 +73,10 @@ def analyst_feedback(sent_back: ReportDraft) -> list[values.CheckIssue]:
     """An analyst's comments on a draft, as issues for the next one: a comment on a sentence names
     that sentence as its claim, and [E12] markers in the comment on the whole report name the
     citations it objects to, so a writer can tell what each is about."""
-    issues = (
-        [
-            values.CheckIssue(
-                code="analyst_feedback",
-                message=sent_back.feedback,
-                evidence_ids=written_marker_ids(sent_back.feedback),
-            )
-        ]
-        if sent_back.feedback
-        else []
-    )
+    issues: list[values.CheckIssue] = []
+    if sent_back.feedback:
+        ids = written_marker_ids(sent_back.feedback)
+        issues.append(values.CheckIssue("analyst_feedback", sent_back.feedback, evidence_ids=ids))
     issues += [
         values.CheckIssue(
             code="analyst_comment",
@@ -96,8 +89,8 @@ def analyst_feedback(sent_back: ReportDraft) -> list[values.CheckIssue]:
 
 
 @dataclass(frozen=True)
-class WritePass:
-    """What every revision of one write pass starts from."""
+class WriteInputs:
+    """What every revision of a write pass starts from, loaded once."""
 
     brief: values.Brief
     hypotheses: list[TestedHypothesis]
@@ -113,12 +106,12 @@ class WritePass:
         )
 
 
-def write_pass_for(task: ResearchTask) -> WritePass:
+def write_inputs(task: ResearchTask) -> WriteInputs:
     brief = brief_for(task)
     hypotheses, hypothesis_evidence = tested_hypotheses(task)
     figures, figure_evidence = computed_figures(task)
     ledger = ledger_for(task, (item.evidence_id for figure in figures for item in figure.inputs))
-    return WritePass(
+    return WriteInputs(
         brief=brief,
         hypotheses=hypotheses,
         figures=figures,
@@ -139,7 +132,7 @@ def run_write(task: ResearchTask) -> ReportDraft:
        by write pass and revision), or write, check and store one. 3. Stop at the first that
        passed its check; otherwise revise with every issue so far.
     """
-    write_pass = write_pass_for(task)
+    inputs = write_inputs(task)
     writer = writer_for(task)
     feedback: list[values.CheckIssue] = []
     previous = task.drafts.filter(write_pass=task.write_pass - 1).order_by("-revision").first()
@@ -149,7 +142,7 @@ def run_write(task: ResearchTask) -> ReportDraft:
     for revision in range(1, task.max_revisions + 2):
         stored = task.drafts.filter(write_pass=task.write_pass, revision=revision).first()
         if stored is None:
-            stored = write_revision(task, writer, write_pass, revision=revision, feedback=feedback)
+            stored = write_revision(task, writer, inputs, revision=revision, feedback=feedback)
         if stored.status != ReportDraft.Status.FAILED_CHECKS:  # checked, and perhaps decided since
             break
         # Every issue so far, so a claim dropped in one revision does not come back in the next.
@@ -160,7 +153,7 @@ def run_write(task: ResearchTask) -> ReportDraft:
 def write_revision(
     task: ResearchTask,
     writer: Writer,
-    write_pass: WritePass,
+    inputs: WriteInputs,
     *,
     revision: int,
     feedback: list[values.CheckIssue],
@@ -169,7 +162,7 @@ def write_revision(
     figures, check it against the ledger, and store it with its issues."""
     usage = values.UsageLog()
     try:
-        draft = writer.write(replace(write_pass.brief, feedback=tuple(feedback)), usage=usage)
+        draft = writer.write(replace(inputs.brief, feedback=tuple(feedback)), usage=usage)
     finally:
         record_usage(task, usage)
     if writer.note:  # another writer stood in (the model's answer was rejected twice): say so
@@ -180,9 +173,9 @@ def write_revision(
             message=writer.note,
             data={"code": "malformed_output"},
         )
-    draft = with_hypotheses(draft, write_pass.hypotheses, write_pass.quoted)
-    draft = with_computed(draft, write_pass.figures_shown(revision), write_pass.quoted)
-    issues = check(task, draft, write_pass.brief)
+    draft = with_hypotheses(draft, inputs.hypotheses, inputs.quoted)
+    draft = with_computed(draft, inputs.figures_shown(revision), inputs.quoted)
+    issues = check(task, draft, inputs.brief)
     return ReportDraft.objects.create(
         task=task,
         version=(task.drafts.aggregate(v=Max("version"))["v"] or 0) + 1,
