@@ -45,7 +45,9 @@ class ReportDraft(StatusMachine, Decidable):
     claims = models.JSONField(default=list, help_text="[{text, evidence_ids, section}]")
     # What every export renders (pipeline.report.document): the Markdown above is the writer's record.
     document = models.JSONField(default=dict, blank=True, help_text="The report's structure, as written.")
-    check_issues = models.JSONField(default=list, help_text="[{code, message, claim_index}]")
+    check_issues = models.JSONField(
+        default=list, help_text="[{code, message, claim_index, claim, evidence_ids, figure}]"
+    )
     status = models.CharField(max_length=16, choices=Status.choices)
     engine = models.CharField(max_length=32, blank=True)
     # Why the draft is not the task engine's own, e.g. the model's draft was rejected twice: shown in

@@ -6,14 +6,13 @@ Evidence row like every quote: ``source.text[start:end] == quote`` with the snap
 (``Evidence.save`` checks it), marked as added by that analyst. The item becomes a supported finding
 standing on that quote; the closest passages it linked are set aside, never cited.
 
-A URL is fetched inline, in the request, with a short total timeout (``FETCH_TIMEOUT``) and no
+A URL is fetched inline, in the request, with a short total timeout (``wiring.analyst_fetcher``) and no
 retry: the analyst waits for one page, and a page that does not answer in that time is reported
 as such rather than queued. The fetcher's SSRF guard decides before any connection is made.
 """
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -23,29 +22,12 @@ from django.utils.translation import gettext as _
 from researchapp.core.enums import FindingStatus, Stance
 from researchapp.models import Event, Evidence, Finding, FindingEvidence, Gate, Source
 from researchapp.pipeline.runner.collect import store_source
+from researchapp.pipeline.runner.wiring import analyst_fetcher
 from researchapp.providers.base import Fetcher, ProviderError
-from researchapp.providers.fetch.client import FetchConfig, HttpFetcher
 from researchapp.services.evidence_gate import finding_decision_record
 
 MAX_QUOTE_CHARS = 2000
-FETCH_TIMEOUT = 10.0  # seconds for the whole fetch: the analyst waits for it
 PROVIDER = "by_hand"
-
-
-def manual_fetcher() -> HttpFetcher:
-    """The fetcher with the site's limits and allowed hosts, a short deadline and no retry."""
-    research = settings.RESEARCH
-    return HttpFetcher(
-        FetchConfig(
-            connect_timeout=min(research["FETCH_CONNECT_TIMEOUT"], FETCH_TIMEOUT),
-            read_timeout=min(research["FETCH_READ_TIMEOUT"], FETCH_TIMEOUT),
-            total_timeout=FETCH_TIMEOUT,
-            max_bytes=research["FETCH_MAX_BYTES"],
-            max_redirects=research["FETCH_MAX_REDIRECTS"],
-            allowed_hosts=research["FETCH_ALLOWED_HOSTS"],
-            retries=0,
-        )
-    )
 
 
 def _refuse_unless_open_gap(finding: Finding, version_seen: int) -> None:
@@ -67,7 +49,7 @@ def source_open_by_hand(
     url = url.strip()
     if not url:
         raise ValidationError(_("Paste the address of the page to open."))
-    fetcher = fetcher or manual_fetcher()
+    fetcher = fetcher or analyst_fetcher()
     try:
         document = fetcher.fetch(url)
     except ProviderError as error:
