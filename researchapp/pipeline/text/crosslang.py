@@ -35,9 +35,10 @@ from researchapp.pipeline.text.tokens import CJK_RANGES, STOPWORDS, cjk_count, i
 ENGLISH, CHINESE = "en", "zh"
 # How much of each source the language is read from, and of how many sources.
 SAMPLE_CHARS, SAMPLED_SOURCES = 2000, 40
-# Senses a search query carries for one word (the second only when it is one word: "release" for
-# 版本, not "translate and edit" for 编译); the relevance judgement takes the best one only.
-QUERY_SENSES = 2
+# Words of a search query (``planner.checks`` asks for keywords, at most 12): each word's best
+# sense first, then second senses of one word ("release" for 版本, not "translate and edit" for
+# 编译); the relevance judgement takes the best sense only.
+QUERY_WORDS = 12
 # Each place further down the dictionary's senses costs a sense as much as being used e^ORDER_WEIGHT
 # times less often by the sources: 表 is "table" in a manual on tables, not its third sense, "show".
 ORDER_WEIGHT = 0.3
@@ -65,7 +66,7 @@ def language_of(texts: Iterable[str]) -> str:
 
 
 def text_language(text: str) -> str:
-    """A question's language, by the rule the rest of the pipeline uses: two CJK characters make it Chinese."""
+    """A question's language, by the pipeline's one rule: two CJK characters make it Chinese."""
     return CHINESE if cjk_count(text) >= 2 else ENGLISH
 
 
@@ -95,7 +96,11 @@ class Vocabulary:
         if self._sorted is None:
             self._sorted = sorted(self.postings)
         stem = next(
-            (term[: -len(end)] for end in _SUFFIXES if term.endswith(end) and len(term) - len(end) >= _MIN_STEM),
+            (
+                term[: -len(end)]
+                for end in _SUFFIXES
+                if term.endswith(end) and len(term) - len(end) >= _MIN_STEM
+            ),
             term,
         )
         if len(stem) < _MIN_STEM:
@@ -119,19 +124,25 @@ class Translation:
 
     @property
     def query(self) -> str:
-        """Search words: each word's best senses (``QUERY_SENSES``), names as written, each once."""
-        chosen = [
+        """Search words, at most ``QUERY_WORDS``: each word's best sense, names as written, then
+        as room allows the second senses of one word ("release" for 版本)."""
+        best = [word for _, senses in self.words for word in senses[0].split()]
+        more = [
             sense
             for _, senses in self.words
-            for rank, sense in enumerate(senses[:QUERY_SENSES])
-            if rank == 0 or len(sense.split()) == 1
+            if len(senses) > 1 and " " not in senses[1]
+            for sense in senses[1:2]
         ]
-        return " ".join(dict.fromkeys(" ".join(chosen).split()))
+        words = list(dict.fromkeys(best))[:QUERY_WORDS]
+        words += [word for word in dict.fromkeys(more) if word not in words][: QUERY_WORDS - len(words)]
+        return " ".join(words)
 
     @property
     def terms(self) -> tuple[str, ...]:
         """The tokens of each word's best sense: what a passage in ``language`` is judged on."""
-        return tuple(dict.fromkeys(term for _, senses in self.words if senses for term in tokenize(senses[0])))
+        return tuple(
+            dict.fromkeys(term for _, senses in self.words if senses for term in tokenize(senses[0]))
+        )
 
 
 def _sense_key(sense: lexicon.Sense, vocabulary: Vocabulary) -> tuple:
@@ -145,7 +156,9 @@ def _sense_key(sense: lexicon.Sense, vocabulary: Vocabulary) -> tuple:
 
 def _in_sources(english: str, vocabulary: Vocabulary) -> str:
     """A sense in the form the sources write it ("prune" where they say "pruned")."""
-    words = [vocabulary.form(word) or word if word.lower() not in STOPWORDS else word for word in english.split()]
+    words = [
+        vocabulary.form(word) or word if word.lower() not in STOPWORDS else word for word in english.split()
+    ]
     return " ".join(words)
 
 
@@ -167,7 +180,8 @@ def english_senses(word: str, vocabulary: Vocabulary, *, negated: bool = False) 
     if negated and vocabulary.known:
         # "未跟踪的文件": the sources' word is "untracked", a form the dictionary does not list.
         undone = next(
-            (form for sense in senses for term in tokenize(sense) if (form := vocabulary.form(f"un{term}"))), ""
+            (form for sense in senses for term in tokenize(sense) if (form := vocabulary.form(f"un{term}"))),
+            "",
         )
         senses = [undone, *senses] if undone else senses
     return tuple(dict.fromkeys(senses))
@@ -201,16 +215,29 @@ def chinese_senses(word: str, vocabulary: Vocabulary) -> tuple[str, ...]:
     return tuple(dict.fromkeys(entry[0] for entry in ranked))
 
 
-def _chinese_words(run: str, vocabulary: Vocabulary) -> list[tuple[str, tuple[str, ...]]]:
+def _chinese_content(run: str) -> list[tuple[str, bool]]:
+    """The content words of a run of Chinese, each with whether a negation comes just before it."""
     words, negated = [], False
     for word, tag in rjieba.tag(run):
         if word in _NEGATIONS:
             negated = True
             continue
         if not is_cjk_stopword(word) and not _FUNCTION_TAGS.match(tag):
-            words.append((word, english_senses(word, vocabulary, negated=negated)))
+            words.append((word, negated))
         negated = False
     return words
+
+
+def keywords(text: str) -> str:
+    """A text's content words as a keyword query, as written and each once: Chinese words without
+    the function words around them, names in Latin letters ("SQLite 的一张表有多少列" → "SQLite 表 列")."""
+    words: list[str] = []
+    for chinese, other in _SEGMENTS.findall(text):
+        if chinese:
+            words += [word for word, _ in _chinese_content(chinese)]
+        else:
+            words += [word for word in _NAME.findall(other) if word.lower() not in STOPWORDS]
+    return " ".join(dict.fromkeys(words))
 
 
 def translate(text: str, language: str, vocabulary: Vocabulary | None = None) -> Translation:
@@ -219,9 +246,12 @@ def translate(text: str, language: str, vocabulary: Vocabulary | None = None) ->
     words: list[tuple[str, tuple[str, ...]]] = []
     for chinese, other in _SEGMENTS.findall(text):
         if chinese and language == ENGLISH:
-            words += _chinese_words(chinese, vocabulary)
+            words += [
+                (word, english_senses(word, vocabulary, negated=negated))
+                for word, negated in _chinese_content(chinese)
+            ]
         elif chinese:
-            words += [(word, (word,)) for word in tokenize(chinese)]
+            words += [(word, (word,)) for word, _ in _chinese_content(chinese)]
         else:
             words += [_other_word(name, language, vocabulary) for name in _NAME.findall(other)]
     return Translation(language, tuple((word, senses) for word, senses in words if senses))
@@ -249,7 +279,7 @@ class TermBridge:
 
     def term(self, term: str) -> tuple[str, ...]:
         """One token's tokens in the sources' language: itself when it is in that language already."""
-        if text_language(term) == self.language or (cjk_count(term) == 0) == (self.language == ENGLISH):
+        if (cjk_count(term) > 0) == (self.language == CHINESE):
             return (term,)
         key = (term, self.language)
         if key not in self.vocabulary.cache:

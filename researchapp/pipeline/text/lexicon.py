@@ -67,46 +67,60 @@ def _parse(line: str) -> tuple[str, list[str]] | None:
     parts = head.split(" ", 2)
     if len(parts) < 2:
         return None
-    return parts[1], [piece for gloss in glosses.rstrip().rstrip("/").split("/") for piece in gloss.split(";")]
+    return parts[1], [
+        piece for gloss in glosses.rstrip().rstrip("/").split("/") for piece in gloss.split(";")
+    ]
 
 
 @lru_cache(maxsize=1)
-def _entries() -> dict[str, tuple[Sense, ...]]:
-    """Simplified headword → its cleaned senses, every entry of the headword merged in file order."""
-    senses: defaultdict[str, list[Sense]] = defaultdict(list)
+def _glosses() -> dict[str, tuple[str, ...]]:
+    """Simplified headword → its glosses as written, every entry of the headword merged in file order.
+    Glosses are cleaned when a word is looked up: cleaning all 200,000 up front costs seconds."""
+    glosses: defaultdict[str, list[str]] = defaultdict(list)
     with gzip.open(str(files(_PACKAGE).joinpath(_FILE)), "rt", encoding="utf-8") as lines:
         for line in lines:
             parsed = _parse(line)
-            if parsed is None:
-                continue
-            word, glosses = parsed
-            known = {sense.english for sense in senses[word]}
-            for gloss in glosses:
-                cleaned = _clean(gloss)
-                if cleaned and cleaned[0] not in known:
-                    known.add(cleaned[0])
-                    senses[word].append(Sense(cleaned[0], cleaned[1], len(senses[word])))
-    return {word: tuple(found) for word, found in senses.items() if found}
+            if parsed is not None:
+                glosses[parsed[0]] += parsed[1]
+    return {word: tuple(found) for word, found in glosses.items()}
 
 
+@lru_cache(maxsize=1 << 14)
 def senses(word: str) -> tuple[Sense, ...]:
     """The English senses of a Chinese word (simplified characters), commonest first; () if unknown."""
-    return _entries().get(word, ())
+    found: list[Sense] = []
+    for gloss in _glosses().get(word, ()):
+        cleaned = _clean(gloss)
+        if cleaned and all(cleaned[0] != sense.english for sense in found):
+            found.append(Sense(cleaned[0], cleaned[1], len(found)))
+    return tuple(found)
 
 
 def is_headword(word: str) -> bool:
-    return word in _entries()
+    return word in _glosses()
 
 
 @lru_cache(maxsize=1)
 def _reverse() -> dict[str, tuple[tuple[str, int, bool], ...]]:
     """English sense (lower-cased, at most ``MAX_REVERSE_WORDS`` words) → (Chinese word, order, domain)."""
     reverse: defaultdict[str, list[tuple[str, int, bool]]] = defaultdict(list)
-    for word, found in _entries().items():
-        for sense in found:
-            if len(sense.english.split()) <= MAX_REVERSE_WORDS:
-                reverse[sense.english.lower()].append((word, sense.order, sense.domain))
+    for word, glosses in _glosses().items():
+        for order, gloss in enumerate(glosses):
+            # A plain gloss of a word or two is its own key; only a marked one is cleaned (the
+            # regular expressions over all 200,000 glosses cost seconds).
+            cleaned = _clean(gloss) if "(" in gloss else _plain(gloss)
+            if cleaned and len(cleaned[0].split()) <= MAX_REVERSE_WORDS:
+                reverse[cleaned[0].lower()].append((word, order, cleaned[1]))
     return {english: tuple(words) for english, words in reverse.items()}
+
+
+def _plain(gloss: str) -> tuple[str, bool] | None:
+    words = gloss.split()
+    if words[:1] == ["to"]:
+        words = words[1:]
+    if not words or len(words) > MAX_REVERSE_WORDS or not gloss.isascii() or "[" in gloss or ":" in gloss:
+        return None
+    return " ".join(words), False
 
 
 def chinese_words(english: str) -> tuple[tuple[str, int, bool], ...]:
