@@ -170,3 +170,16 @@ def test_it_puts_a_plans_queries_into_the_sources_language_and_keeps_its_sub_que
     assert {"Quillstore", "table", "column"} <= set(first.split()) and keywords(first) == first
     assert not any("\u4e00" <= char <= "\u9fff" for char in first)
     assert second == "max column"
+
+
+def test_a_short_questions_query_is_translated_whole_not_as_cut_to_forty_characters() -> None:
+    # given a query that the 40-character rule cut down to names and one word
+    question = "git init 不指定 --object-format 时，新仓库默认使用哪种哈希算法？"
+    plan = Plan(
+        Intent.DESCRIPTIVE, (PlannedSubQuestion(question, "问题本身。", ("git init 指定 object-format 新",)),)
+    )
+    # when
+    (subquestion,) = queries_in_language(plan, ENGLISH, Vocabulary(), question=question).subquestions
+    # then the English query carries the question's words the cut left out
+    assert {"git", "init", "object-format", "default", "hash"} <= set(subquestion.queries[0].split())
+    assert len(subquestion.queries[0].split()) <= 12

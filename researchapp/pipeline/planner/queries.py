@@ -112,16 +112,33 @@ def queries_for_subquestion(question: str, text: str, *, depth: str = "quick") -
     return search_queries(reading, topic_words(text, reading), depth, question=question)
 
 
-def queries_in_language(plan: Plan, language: str, vocabulary: Vocabulary) -> Plan:
+def queries_in_language(plan: Plan, language: str, vocabulary: Vocabulary, *, question: str = "") -> Plan:
     """The plan with every query in the sources' language (``language``): a Chinese question over
     an English corpus searches for its words' English, senses chosen by the corpus's own words
-    (``vocabulary``), names as written. Queries in that language already, and sub-questions, stay."""
+    (``vocabulary``), names as written. Queries in that language already, and sub-questions, stay.
+
+    A short question's query is translated whole, with the words the query adds to it: a Chinese
+    query was cut to 40 characters, which a few names in Latin letters fill ("git init 指定
+    object-format 新" is all that is left of "…新仓库默认使用哪种哈希算法"), and an English one
+    holds 12 words, whatever their length."""
+    text = " ".join(question.split())
+    whole = keywords(text) if text.endswith(("？", "?")) and not is_long_request(text, True) else ""
     subquestions = []
     for subquestion in plan.subquestions:
         translated = [
-            query if text_language(query) == language else translate(query, language, vocabulary).query
+            query
+            if text_language(query) == language
+            else translate(_with_question(query, whole), language, vocabulary).query
             for query in subquestion.queries
         ]
         queries = tuple(dict.fromkeys(query for query in translated if query.strip())) or subquestion.queries
         subquestions.append(replace(subquestion, queries=queries))
     return replace(plan, subquestions=tuple(subquestions))
+
+
+def _with_question(query: str, whole: str) -> str:
+    """The question's keywords (``whole``) with the words ``query`` adds to them, or ``query``."""
+    if not whole:
+        return query
+    added = [word for word in query.split() if word not in whole.split()]
+    return " ".join([whole, *added])

@@ -91,7 +91,7 @@ def in_corpus_language(task: ResearchTask, plan: values.Plan) -> values.Plan:
     corpus = local_corpus(task)
     if not corpus.documents or text_language(task.question) == corpus.language:
         return plan
-    return queries_in_language(plan, corpus.language, corpus.vocabulary)
+    return queries_in_language(plan, corpus.language, corpus.vocabulary, question=task.question)
 
 
 def plan_value(plan: Plan) -> values.Plan:

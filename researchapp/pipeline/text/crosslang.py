@@ -215,16 +215,16 @@ def chinese_senses(word: str, vocabulary: Vocabulary) -> tuple[str, ...]:
     return tuple(dict.fromkeys(entry[0] for entry in ranked))
 
 
-def _chinese_content(run: str) -> list[tuple[str, bool]]:
-    """The content words of a run of Chinese, each with whether a negation comes just before it."""
-    words, negated = [], False
+def _chinese_content(run: str) -> list[tuple[str, str]]:
+    """The content words of a run of Chinese, each with the negation just before it ("未", or "")."""
+    words, negation = [], ""
     for word, tag in rjieba.tag(run):
         if word in _NEGATIONS:
-            negated = True
+            negation = word
             continue
         if not is_cjk_stopword(word) and not _FUNCTION_TAGS.match(tag):
-            words.append((word, negated))
-        negated = False
+            words.append((word, negation))
+        negation = ""
     return words
 
 
@@ -234,7 +234,8 @@ def keywords(text: str) -> str:
     words: list[str] = []
     for chinese, other in _SEGMENTS.findall(text):
         if chinese:
-            words += [word for word, _ in _chinese_content(chinese)]
+            # A negation stays with its word: 未跟踪 ("untracked") is not 跟踪 ("tracking").
+            words += [negation + word for word, negation in _chinese_content(chinese)]
         else:
             words += [word for word in _NAME.findall(other) if word.lower() not in STOPWORDS]
     return " ".join(dict.fromkeys(words))
@@ -247,8 +248,8 @@ def translate(text: str, language: str, vocabulary: Vocabulary | None = None) ->
     for chinese, other in _SEGMENTS.findall(text):
         if chinese and language == ENGLISH:
             words += [
-                (word, english_senses(word, vocabulary, negated=negated))
-                for word, negated in _chinese_content(chinese)
+                (word, english_senses(word, vocabulary, negated=bool(negation)))
+                for word, negation in _chinese_content(chinese)
             ]
         elif chinese:
             words += [(word, (word,)) for word, _ in _chinese_content(chinese)]
