@@ -24,8 +24,8 @@ from researchapp.pipeline.values import Plan, PlannedSubQuestion, Source, SubQue
 from researchapp.providers.base import Document
 
 MANUAL = [
-    "Every table has columns. SHOW TABLES lists the tables; a table holds rows, and each table row has a value"
-    " in each column of the table.",
+    "Every table has columns. SHOW TABLES lists the tables; a table holds rows, and each table row"
+    " has a value in each column of the table.",
     "The default setting for QUILL_MAX_COLUMN is 1500. You can change it when you compile Quillstore.",
     "A table may have a default value for each column; the default is NULL.",
     "Untracked files are removed by the clean command; tracked files are kept.",
