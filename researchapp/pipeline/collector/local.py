@@ -38,7 +38,7 @@ class LocalCorpus:
         its words' English (``crosslang``), names as written; a query in that language already is kept."""
         if not self.documents or text_language(query) == self.language:
             return query
-        return translate(query, self.language, self.vocabulary).search_query
+        return translate(query, self.language, self.vocabulary).query
 
     def search(self, query: str, *, max_results: int) -> list[Hit]:
         terms = tokenize(self.in_language(query))

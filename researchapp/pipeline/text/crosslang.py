@@ -36,8 +36,8 @@ ENGLISH, CHINESE = "en", "zh"
 # How much of each source the language is read from, and of how many sources.
 SAMPLE_CHARS, SAMPLED_SOURCES = 2000, 40
 # Words of a search query (``planner.checks`` asks for keywords, at most 12): each word's best
-# sense; a search of the corpus adds second senses of one word ("release" for 版本, not
-# "translate and edit" for 编译); the relevance judgement takes the best sense only.
+# sense first, then second senses of one word ("release" for 版本, not "translate and edit" for
+# 编译); the relevance judgement takes the best sense only.
 QUERY_WORDS = 12
 # Each place further down the dictionary's senses costs a sense as much as being used e^ORDER_WEIGHT
 # times less often by the sources: 表 is "table" in a manual on tables, not its third sense, "show".
@@ -124,19 +124,16 @@ class Translation:
 
     @property
     def query(self) -> str:
-        """Keywords, at most ``QUERY_WORDS``: each word's best sense, names as written, each once.
-        A plan's queries are these: the sub-question's passages are ranked and judged by its
-        queries' words too, where a second sense ("work" for 事务) is noise."""
-        return " ".join(
-            list(dict.fromkeys(word for _, senses in self.words for word in senses[0].split()))[:QUERY_WORDS]
-        )
-
-    @property
-    def search_query(self) -> str:
-        """``query`` and, as room allows, each word's second sense when it is one word ("release"
-        for 版本): more ways for a page to match a search, where a page is all that is chosen."""
-        words = self.query.split()
-        more = [senses[1] for _, senses in self.words if len(senses) > 1 and " " not in senses[1]]
+        """Search words, at most ``QUERY_WORDS``: each word's best sense, names as written, then
+        as room allows the second senses of one word ("release" for 版本)."""
+        best = [word for _, senses in self.words for word in senses[0].split()]
+        more = [
+            sense
+            for _, senses in self.words
+            if len(senses) > 1 and " " not in senses[1]
+            for sense in senses[1:2]
+        ]
+        words = list(dict.fromkeys(best))[:QUERY_WORDS]
         words += [word for word in dict.fromkeys(more) if word not in words][: QUERY_WORDS - len(words)]
         return " ".join(words)
 
