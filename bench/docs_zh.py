@@ -148,7 +148,8 @@ def run(args: argparse.Namespace) -> list[Figure]:
         outcomes.append(outcome)
         print(
             f"{outcome.id} ({outcome.half}): retrieved={outcome.retrieved} answered={outcome.answered} "
-            f"status={task.status} {task.failure_reason[:120]}\n  queries: {outcome.queries[:2]}\n  statement: {outcome.statement[:160]}",
+            f"status={task.status} {task.failure_reason[:120]}\n  queries: {outcome.queries[:2]}\n"
+            f"  statement: {outcome.statement[:160]}",
             flush=True,
         )
     figures = []
