@@ -23,8 +23,9 @@ from researchapp.pipeline.text.contradiction import (
     evidence_side,
 )
 from researchapp.pipeline.text.contradiction.pairs import candidate_pairs
+from researchapp.pipeline.text.contradiction.statements import root
 from researchapp.pipeline.text.quantities import read_figures
-from researchapp.pipeline.text.tokens import Span, tokenize_spans
+from researchapp.pipeline.text.tokens import Span, is_cjk_stopword, tokenize_spans
 from researchapp.pipeline.values import (
     Disagreement,
     Evidence,
@@ -149,18 +150,21 @@ def in_scope(dispute: Dispute, subquestion: SubQuestion) -> bool:
 
 
 def _shared_words(dispute: Dispute) -> str:
-    """The words both sides share, as the first side writes them (adjacent ones joined)."""
+    """The words both sides share, as the first side writes them: neighbours joined, and words apart
+    only by a function character too ("电动汽车的市场份额" reads as one phrase)."""
     side = dispute.first[0]
-    shared = set(dispute.shared)
+    shared = {term.removeprefix("name:") for term in dispute.shared}
     picked: list[Span] = []
     for token in tokenize_spans(side.text):
-        if token.text in shared and not any(
+        if root(token.text) not in shared or any(
             side.text[s:e].lower() == side.text[token.start : token.end].lower() for s, e in picked
         ):
-            if picked and token.start - picked[-1][1] <= 1:
-                picked[-1] = (picked[-1][0], token.end)
-            else:
-                picked.append((token.start, token.end))
+            continue
+        between = side.text[picked[-1][1] : token.start] if picked else "x"
+        if picked and (len(between.strip()) == 0 and len(between) <= 1 or is_cjk_stopword(between)):
+            picked[-1] = (picked[-1][0], token.end)
+        else:
+            picked.append((token.start, token.end))
     return " ".join(side.text[s:e] for s, e in picked[:6])
 
 

@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy
 
 from researchapp.core.enums import FindingStatus, Resolution, Stance
 from researchapp.models import Evidence, Finding, FindingEvidence, ResearchTask, Source, SubQuestion
-from reviews.passages import Paragraph, differing_spans, figures, marked_paragraphs
+from reviews.selectors.passages import Paragraph, differing_spans, figures, marked_paragraphs
 
 # What a conflict's judges said differs, as the evidence gate names it.
 KIND_LABELS = {
