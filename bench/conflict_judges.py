@@ -20,6 +20,7 @@ import json
 import socket
 import time
 from contextlib import contextmanager
+from datetime import date
 from pathlib import Path
 
 from bench.common import DATA_ROOT, Figure, Skipped, main, require_path
@@ -35,10 +36,17 @@ def case_sides(folder: Path, docs: list[str]):
     for number, name in enumerate(docs):
         raw = (folder / name).read_text(encoding="utf-8").replace("\r\n", "\n")
         # the front matter (url, title, published) as corpus_import splits it off
-        text = raw[4:].partition("\n---\n")[2].strip() if raw.startswith("---\n") else raw.strip()
+        head, _, body = raw[4:].partition("\n---\n") if raw.startswith("---\n") else ("", "", raw)
+        text = body.strip()
+        day = next(
+            (line.split(":", 1)[1].strip() for line in head.splitlines() if line.startswith("published:")), ""
+        )
+        published = date.fromisoformat(day[:10]) if day else None
         for start, end in split_passages(text):
             context = text if len(text) <= 2000 else ""
-            sides.append(Side(number, start, end, text[start:end], len(sides) + 1, 1, 1.0, context))
+            sides.append(
+                Side(number, start, end, text[start:end], len(sides) + 1, 1, 1.0, context, published)
+            )
     return sides
 
 

@@ -3,6 +3,8 @@ quality: quality is measured on third-party cases by ``bench/conflicts.py``)."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from researchapp.pipeline.analyser.disputes import find_disputes, group_disputes
@@ -311,3 +313,25 @@ def test_a_disagreement_is_one_dispute_with_every_passage_on_its_side() -> None:
 def test_a_judgement_that_is_not_a_contradiction_makes_no_dispute() -> None:
     pair = Pair(side(1, "A"), side(2, "B"))
     assert group_disputes([Judgement(pair, "agree"), Judgement(pair, "unrelated")]) == []
+
+
+def test_a_date_counted_back_from_a_pages_date_disagrees_only_beyond_its_slack() -> None:
+    # given a post dated 2020 that says "20 years ago"
+    post = Side(
+        1,
+        0,
+        60,
+        "The Hallam bridge collapsed 20 years ago, the old locals say.",
+        1,
+        published=date(2020, 5, 1),
+    )
+    text_far = "The Hallam bridge collapsed in 1994 after a winter storm."
+    text_near = "The Hallam bridge collapsed in 2001 after a winter storm."
+    # when / then: 2000 against 1994 disagrees; against 2001 it is within a year either way
+    far = judge_pair(Pair(post, side(2, text_far)))
+    assert far is not None and far.kind == "date"
+    assert differing(far) == (["20 years ago"], ["1994"])
+    assert judge_pair(Pair(post, side(2, text_near))) is None
+    # and without the page's date there is nothing to count back from
+    undated = Side(1, 0, 60, post.text, 1)
+    assert judge_pair(Pair(undated, side(2, text_far))) is None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from researchapp.core.enums import FindingStatus, Stance
 from researchapp.pipeline.text.aspects import attribute_in_scope, dimensions_of
@@ -67,12 +68,17 @@ def find_disputes(
     *,
     pool: Sequence[Side] = (),
     snapshots: Mapping[int, str] | None = None,
+    published: Mapping[int, date] | None = None,
     usage: UsageLog,
 ) -> list[Dispute]:
     """Candidate pairs of the evidence that cleared the bar (and of it with ``pool`` passages),
-    judged, grouped into disputes. ``snapshots`` (source id → text) give short documents' context."""
+    judged, grouped into disputes. ``snapshots`` (source id → text) give short documents' context,
+    ``published`` (source id → date) the date a page's "20 years ago" counts back from."""
+    snapshots, published = snapshots or {}, published or {}
     sides = [
-        evidence_side(item, (snapshots or {}).get(item.source_id, "")) for item in evidence if item.clears_bar
+        evidence_side(item, snapshots.get(item.source_id, ""), published.get(item.source_id))
+        for item in evidence
+        if item.clears_bar
     ]
     return group_disputes(judge.judge(candidate_pairs(sides, pool), usage=usage))
 

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 
 from django.db import transaction
 
@@ -35,10 +36,17 @@ from researchapp.pipeline.text.contradiction import DisagreementJudge, Side, doc
 from researchapp.pipeline.text.tokens import cjk_count
 
 
-def pool_sides(snapshots: dict[int, str]) -> list[Side]:
+def pool_sides(snapshots: dict[int, str], published: dict[int, date]) -> list[Side]:
     """Every passage of every source the task opened, cut as the collector cuts them."""
     return [
-        Side(source_id, start, end, text[start:end], context=document_context(text))
+        Side(
+            source_id,
+            start,
+            end,
+            text[start:end],
+            context=document_context(text),
+            published=published.get(source_id),
+        )
         for source_id, text in snapshots.items()
         for start, end in split_passages(text)
     ]
@@ -54,8 +62,17 @@ def judge_task(
 ) -> tuple[list[Dispute], list[values.Evidence]]:
     """The task's disputes, with every evidence row they (or the analysis) may name."""
     evidence = task_evidence(task)
-    snapshots = dict(Source.objects.filter(task=task).order_by("pk").values_list("pk", "text"))
-    disputes = find_disputes(evidence, judge, pool=pool_sides(snapshots), snapshots=snapshots, usage=usage)
+    rows = Source.objects.filter(task=task).order_by("pk").values_list("pk", "text", "published")
+    snapshots = {pk: text for pk, text, _ in rows}
+    published = {pk: day for pk, _, day in rows if day}
+    disputes = find_disputes(
+        evidence,
+        judge,
+        pool=pool_sides(snapshots, published),
+        snapshots=snapshots,
+        published=published,
+        usage=usage,
+    )
     promoted = store_other_sides(task, disputes)
     return disputes, evidence + promoted
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Protocol
 
 from researchapp.pipeline.text.contradiction.dates import (
@@ -53,6 +54,7 @@ class Side:
     # The whole document when it is short (a post, a claim, a short page): what the passage is
     # about may be named in the sentence next to it ("... dubbed the CARES Act").
     context: str = ""
+    published: date | None = None  # the document's date: "20 years ago" counts back from it
 
     @property
     def place(self) -> tuple[int, int, int]:
@@ -70,7 +72,7 @@ def document_context(text: str) -> str:
     return text if len(text) <= MAX_CONTEXT_CHARS else ""
 
 
-def evidence_side(item: Evidence, snapshot: str = "") -> Side:
+def evidence_side(item: Evidence, snapshot: str = "", published: date | None = None) -> Side:
     """A stored passage as one side of a pair (its quote is its snapshot at its offsets)."""
     return Side(
         item.source_id,
@@ -81,6 +83,7 @@ def evidence_side(item: Evidence, snapshot: str = "") -> Side:
         item.subquestion_id,
         item.score,
         document_context(snapshot),
+        published,
     )
 
 
@@ -134,7 +137,8 @@ def _kind_of(
     values = disagreeing_values(x, y, context["values_a"], context["values_b"], shared)
     if values:
         return "number", (values[0].span,), (values[1].span,)
-    dates = disagreeing_dates(x, y, context["passages_share"], context["one_date_each"])
+    published = (pair.first.published, pair.second.published)
+    dates = disagreeing_dates(x, y, context["passages_share"], context["one_date_each"], published)
     if dates and not same_date_stated(context["dates_b"], dates[0]):
         if not same_date_stated(context["dates_a"], dates[1]):
             return "date", (dates[0].span,), (dates[1].span,)
@@ -157,8 +161,8 @@ def _kind_of(
 def judge_pair(pair: Pair) -> Judgement | None:
     """A contradiction between the two passages, sentence by sentence; ``None`` if none is seen."""
     a, b = statements_of(pair.first.text), statements_of(pair.second.text)
-    dates_a = [d for s in a for d in dates_of(s)]
-    dates_b = [d for s in b for d in dates_of(s)]
+    dates_a = [d for s in a for d in dates_of(s, pair.first.published)]
+    dates_b = [d for s in b for d in dates_of(s, pair.second.published)]
     context: dict[str, object] = {
         "a": a,
         "b": b,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from researchapp.pipeline.text.contradiction.numbers import values_of
 from researchapp.pipeline.text.contradiction.polarity import NEGATION
@@ -59,6 +60,36 @@ class Date:
     day: int | None
     span: Span
     negated: bool
+    slack: int = 0  # years either way: "20 years ago", counted from a page's date, is not exact
+
+
+_COUNT_WORDS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
+    "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100,
+}  # fmt: skip
+_YEARS_AGO = re.compile(
+    r"\b(?P<count>\d{1,3}|" + "|".join(_COUNT_WORDS) + r")\s+(?:years?|decades?)\s+ago\b", re.IGNORECASE
+)
+_NAMED_YEAR = re.compile(
+    r"\b(?P<which>last|this|next)\s+year\b|\b(?P<recent>recently|just now)\b", re.IGNORECASE
+)
+
+
+def relative_dates(statement: Statement, published: date) -> list[Date]:
+    """Dates a statement gives relative to its page's date: "20 years ago", "last year",
+    "recently" (the page's own year, give or take one)."""
+    text, found = statement.text, []
+    for match in _YEARS_AGO.finditer(text, statement.start, statement.end):
+        count = match.group("count").lower()
+        years = int(count) if count.isdigit() else _COUNT_WORDS[count]
+        years *= 10 if "decade" in match.group().lower() else 1
+        found.append(Date(published.year - years, None, None, match.span(), False, slack=1))
+    for match in _NAMED_YEAR.finditer(text, statement.start, statement.end):
+        shift = {"last": -1, "this": 0, "next": 1}.get((match.group("which") or "").lower(), 0)
+        slack = 1 if match.group("recent") else 0
+        found.append(Date(published.year + shift, None, None, match.span(), False, slack=slack))
+    return found
 
 
 def _part(match: re.Match[str], name: str) -> int | None:
@@ -68,8 +99,9 @@ def _part(match: re.Match[str], name: str) -> int | None:
     return _MONTHS[value.lower()] if name == "month" else int(value)
 
 
-def dates_of(statement: Statement) -> list[Date]:
-    """The statement's dates, most specific first where two readings overlap."""
+def dates_of(statement: Statement, published: date | None = None) -> list[Date]:
+    """The statement's dates, most specific first where two readings overlap; with the page's
+    ``published`` date, the dates it gives relative to it too."""
     text, found, taken = statement.text, [], []
     for pattern in _PATTERNS:
         for match in pattern.finditer(text, statement.start, statement.end):
@@ -88,21 +120,25 @@ def dates_of(statement: Statement) -> list[Date]:
             day = _part(match, "day")
             found.append(Date(_part(match, "year"), _part(match, "month"), day, match.span(), negated))
             taken.append(match.span())
-    return found
+    return found + (relative_dates(statement, published) if published else [])
 
 
 def _differ(a: Date, b: Date) -> bool:
     """A part both dates give differs (a part one leaves open never does)."""
-    for mine, theirs in ((a.year, b.year), (a.month, b.month)):
-        if mine is not None and theirs is not None and mine != theirs:
-            return True
+    if a.year is not None and b.year is not None and abs(a.year - b.year) > max(a.slack, b.slack):
+        return True
+    if a.slack or b.slack:
+        return False  # a date counted back from a page's date says nothing finer than its year
+    if a.month is not None and b.month is not None and a.month != b.month:
+        return True
     return a.month is not None and a.month == b.month and None not in (a.day, b.day) and a.day != b.day
 
 
-def _dates_a_figure(statement: Statement, date: Date) -> bool:
+def _dates_a_figure(statement: Statement, given: Date) -> bool:
     """The year is a figure's time index: a value stands in the same clause."""
-    clause = clause_of(statement, date.span[0])
-    return any(clause[0] <= v.span[0] < clause[1] for v in values_of(statement))
+    clause = clause_of(statement, given.span[0])
+    inside = range(*given.span)  # "20 years ago" holds a figure of its own
+    return any(clause[0] <= v.span[0] < clause[1] and v.span[0] not in inside for v in values_of(statement))
 
 
 def _anchor(statement: Statement, span: Span) -> frozenset[str]:
@@ -112,15 +148,19 @@ def _anchor(statement: Statement, span: Span) -> frozenset[str]:
 
 
 def disagreeing_dates(
-    a: Statement, b: Statement, passages_share: int, one_date_each: bool
+    a: Statement,
+    b: Statement,
+    passages_share: int,
+    one_date_each: bool,
+    published: tuple[date | None, date | None] = (None, None),
 ) -> tuple[Date, Date, frozenset[str]] | None:
     """The first pair of dates of ``a`` and ``b`` for one event that cannot both hold: their
     passages are about one thing (``passages_share`` topic roots) and the dates' clauses share an
     event word ("introduced", "mandatory"), or each passage gives just the one date."""
     if passages_share < 2:
         return None
-    for first in dates_of(a):
-        for second in dates_of(b):
+    for first in dates_of(a, published[0]):
+        for second in dates_of(b, published[1]):
             if first.negated or second.negated or not _differ(first, second):
                 continue
             if _dates_a_figure(a, first) or _dates_a_figure(b, second):
