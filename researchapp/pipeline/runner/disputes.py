@@ -86,13 +86,15 @@ def store_other_sides(task: ResearchTask, disputes: Sequence[Dispute]) -> list[v
         for side in dispute.sides:
             if side.evidence_id is not None:
                 continue
+            paired = {"clears_bar": True, "paired_with_id": anchor.evidence_id}
             row, _ = Evidence.objects.update_or_create(
                 source_id=side.source_id,
                 subquestion_id=anchor.subquestion_id,
                 start=side.start,
                 end=side.end,
-                create_defaults={"task": task, "quote": side.text, "round": task.round},
-                defaults={"clears_bar": True, "paired_with_id": anchor.evidence_id},
+                # create_defaults replace defaults on creation: both say what the passage is
+                create_defaults={"task": task, "quote": side.text, "round": task.round, **paired},
+                defaults=paired,
             )
             SubQuestion.sources.through.objects.get_or_create(
                 subquestion_id=anchor.subquestion_id, source_id=side.source_id
