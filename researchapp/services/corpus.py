@@ -2,10 +2,13 @@
 
 A folder is walked without following symbolic links (a link to the system's password file would
 otherwise become searchable), leaving out hidden files and folders (``.git/``, ``.env``); every file's
-size is checked before it is opened. A JSONL file is read a line at a time and stored in batches
-inside one transaction, so memory does not grow with the file, and one bad line still skips the file
-whole. Everything left out is reported with its reason; documents are named ``corpus://<corpus>/<path
-inside the folder>``, never by the server's own folders.
+size is checked before it is opened. A JSONL file is read a line at a time and stored in batches, each
+committed on its own, so memory does not grow with the file and no import holds the database's write
+lock for long (SQLite has one writer: a million lines in one transaction kept every login waiting). Each
+record stands alone: a bad one (not JSON, a field of the wrong type, a URL that cannot be parsed) is
+reported with its line and reason and the rest are kept. Everything left out is reported with its
+reason; documents are named ``corpus://<corpus>/<path inside the folder>``, never by the server's own
+folders.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 from django.db import transaction
 
 from researchapp.core.hashing import sha256_text
+from researchapp.core.urls import url_problem
 from researchapp.models import Corpus, CorpusDocument
 from researchapp.providers.base import Document
 from researchapp.providers.fetch.extract import extract_html
@@ -28,7 +32,7 @@ SUFFIXES = (".html", ".htm", ".md", ".markdown", ".txt")
 MIN_TEXT_CHARS = 40
 MAX_FILE_BYTES = 20_000_000  # one document (a file, or one JSONL record)
 MAX_JSONL_BYTES = 2_000_000_000  # a JSONL file is streamed, but a bound still says "this is a mistake"
-BATCH = 200  # JSONL records stored per batch
+BATCH = 500  # JSONL records stored per transaction
 
 
 class BadDocument(ValueError):
@@ -119,8 +123,19 @@ def parse_file(path: Path, *, url: str, name: str) -> Document:
         raise BadDocument(f"{name}: no text (fewer than {MIN_TEXT_CHARS} characters)")
     published = iso_date(fields["published"], name) if fields.get("published") else None
     return Document(
-        fields.get("url") or url, fields.get("title") or title_of_text(text, path.stem), text, published
+        checked_url(fields.get("url") or url, name),
+        fields.get("title") or title_of_text(text, path.stem),
+        text,
+        published,
     )
+
+
+def checked_url(url: str, where: str) -> str:
+    """A document's URL, refused at import if it cannot be parsed: one bad URL stored in a corpus
+    used to fail every task on that corpus at planning."""
+    if problem := url_problem(url):
+        raise BadDocument(f"{where}: {problem}")
+    return url
 
 
 def _text_field(record: dict, key: str, where: str) -> str:
@@ -145,6 +160,7 @@ def parse_record(line: bytes, where: str) -> Document:
     published_text = _text_field(record, "published", where)
     if not url:
         raise BadDocument(f"{where}: a record needs a url")
+    checked_url(url, where)
     published = iso_date(published_text, where) if published_text else None
     if text:
         body = text.strip()
@@ -158,8 +174,9 @@ def parse_record(line: bytes, where: str) -> Document:
     return Document(url, title[:500], body, published)
 
 
-def jsonl_records(path: Path, name: str) -> Iterator[tuple[int, Document]]:
-    """(line number, document) for every record, read a line at a time; the first bad line raises."""
+def jsonl_lines(path: Path, name: str) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, line) for every line that is not blank, read a line at a time; a line longer
+    than a document may be comes as None (and is read to its end, not kept)."""
     size = path.stat().st_size
     if size > MAX_JSONL_BYTES:
         raise BadDocument(f"{name}: larger than {MAX_JSONL_BYTES:,} bytes ({size:,})")
@@ -168,9 +185,24 @@ def jsonl_records(path: Path, name: str) -> Iterator[tuple[int, Document]]:
         while line := handle.readline(MAX_FILE_BYTES + 1):
             number += 1
             if len(line) > MAX_FILE_BYTES:
-                raise BadDocument(f"{name} line {number}: a record longer than {MAX_FILE_BYTES:,} bytes")
-            if line.strip():
-                yield number, parse_record(line, f"{name} line {number}")
+                while line and not line.endswith(b"\n"):
+                    line = handle.readline(MAX_FILE_BYTES + 1)
+                yield number, None
+            elif line.strip():
+                yield number, line
+
+
+def jsonl_records(path: Path, name: str) -> Iterator[tuple[int, Document | BadDocument]]:
+    """(line number, its document, or why it is not one) for every record."""
+    for number, line in jsonl_lines(path, name):
+        where = f"{name} line {number}"
+        if line is None:
+            yield number, BadDocument(f"{where}: a record longer than {MAX_FILE_BYTES:,} bytes")
+            continue
+        try:
+            yield number, parse_record(line, where)
+        except BadDocument as error:
+            yield number, error
 
 
 def store(corpus: Corpus, documents: list[Document], report: ImportReport) -> None:
@@ -190,34 +222,37 @@ def store(corpus: Corpus, documents: list[Document], report: ImportReport) -> No
         report.imported += 1
 
 
-def import_jsonl(corpus: Corpus, path: Path, report: ImportReport) -> None:
-    """Every line must be a good record, or the file is skipped whole; a repeated URL is reported."""
-    first_line: dict[str, int] = {}
-    duplicates: list[tuple[str, str]] = []
-    counts = (report.imported, report.unchanged)
-    try:
+def store_batch(corpus: Corpus, documents: list[Document], report: ImportReport) -> None:
+    """One transaction per batch: the write lock is held for one batch, never for the whole file."""
+    if documents:
         with transaction.atomic():
-            batch: list[Document] = []
-            for number, doc in jsonl_records(path, path.name):
-                if doc.url in first_line:
-                    duplicates.append(
-                        (f"{path.name} line {number}", f"duplicate URL of line {first_line[doc.url]}")
-                    )
-                    continue
-                first_line[doc.url] = number
-                batch.append(doc)
+            store(corpus, documents, report)
+
+
+def import_jsonl(corpus: Corpus, path: Path, report: ImportReport) -> None:
+    """Each good record is stored, ``BATCH`` to a transaction; each bad one and each repeated URL is
+    reported with its line. An import stopped half-way keeps the batches it committed, and importing
+    the file again finds them unchanged."""
+    first_line: dict[str, int] = {}
+    batch: list[Document] = []
+    try:
+        for number, record in jsonl_records(path, path.name):
+            if isinstance(record, BadDocument):
+                report.skipped.append((f"{path.name} line {number}", str(record)))
+            elif record.url in first_line:
+                report.skip(f"{path.name} line {number}", f"duplicate URL of line {first_line[record.url]}")
+            else:
+                first_line[record.url] = number
+                batch.append(record)
                 if len(batch) >= BATCH:
-                    store(corpus, batch, report)
+                    store_batch(corpus, batch, report)
                     batch = []
-            store(corpus, batch, report)
-            if not first_line:
-                raise BadDocument(f"{path.name}: no records")
-    except BadDocument as error:
-        report.imported, report.unchanged = counts
+    except BadDocument as error:  # the file as a whole (too large to be a corpus)
         report.skipped.append((path.name, str(error)))
         return
-    for name, reason in duplicates:
-        report.skip(name, reason)
+    store_batch(corpus, batch, report)
+    if not first_line and not report.skipped:
+        report.skipped.append((path.name, f"{path.name}: no records"))
 
 
 def walk(root: Path, report: ImportReport) -> Iterator[tuple[Path, str]]:
