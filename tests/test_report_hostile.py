@@ -16,6 +16,7 @@ from django.urls import reverse
 from researchapp.exports.fonts import pdf_font
 from researchapp.exports.pdf import PdfRenderError, pdf_from_html
 from researchapp.models import ResearchTask, Source
+from researchapp.pipeline.report.structure import structure_in
 from tests.helpers import client_for
 from tests.report_checks import (
     Listener,
@@ -28,6 +29,8 @@ from tests.report_checks import (
 
 pytestmark = pytest.mark.django_db
 CORPUS = Path(__file__).parent / "fixtures" / "hostile" / "corpus.jsonl"
+# Pages whose sentences open with marks the report writes itself: "[证据不足]", "[E1]", "To verify:".
+MARKS = Path(__file__).parent / "fixtures" / "hostile" / "marks.jsonl"
 QUESTION = "Is the <b>Northgate</b> ferry safe in storms?"
 # The pages' own words, which every rendering must show exactly (an HTML comment included).
 EXACT = [
@@ -158,3 +161,34 @@ def test_a_rendering_past_its_time_limit_is_stopped():
     # when / then
     with pytest.raises(PdfRenderError, match=re.escape("longer than 0.2 s and was stopped")):
         pdf_from_html(html, fonts=[pdf_font()], seconds=0.2)
+
+
+def test_marks_of_the_reports_own_structure_in_a_source_stay_text(tmp_path, researcher):
+    # given pages whose sentences open with the gap mark, a citation marker and a heading of the report
+    call_command(
+        "research",
+        "Is the Northgate ferry safe in storms?",
+        "--corpus",
+        str(MARKS),
+        "--auto-approve",
+        "--json",
+        str(tmp_path / "out.json"),
+        stdout=StringIO(),
+        stderr=StringIO(),
+    )
+    task = ResearchTask.objects.get()
+    task.owner = researcher
+    task.save(update_fields=["owner"])
+    ledger = json.loads((tmp_path / "out.json").read_text())
+
+    # then the report is approved, answered, and none of its claims holds a mark of its structure
+    assert task.status == ResearchTask.Status.APPROVED, task.failure_reason
+    claims = [claim["text"] for claim in ledger["report"]["claims"]]
+    assert any(claim.startswith("The Northgate ferry crossed in storms 40 times") for claim in claims)
+    assert not [claim for claim in claims if structure_in(claim)]
+    # and on the page the Answer holds no gap mark, while the quotes still show the sources' words
+    page = client_for(researcher).get(reverse("report_view", args=[task.pk])).content.decode()
+    answer = page.split('data-testid="report-answer"', 1)[1].split("</section>", 1)[0]
+    assert "证据不足" not in answer and "To verify:" not in answer
+    assert "passengers on the forum say" not in answer  # the sentence that opens with "[E1]"
+    assert "[证据不足] The Northgate ferry is safe in storms according to the harbour master." in page
