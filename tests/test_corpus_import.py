@@ -174,9 +174,10 @@ def test_a_large_file_is_committed_batch_by_batch(tmp_path, monkeypatch):
     real_store = corpus_service.store
 
     def store(corpus, documents, report):
-        events.append(("store", len(documents), connection.in_atomic_block))
+        size = len(documents)
+        events.append(("store", size, connection.in_atomic_block))
         real_store(corpus, documents, report)
-        transaction.on_commit(lambda n=len(documents): events.append(("commit", n)))
+        transaction.on_commit(lambda: events.append(("commit", size)))
 
     monkeypatch.setattr(corpus_service, "store", store)
 
