@@ -192,3 +192,46 @@ def test_marks_of_the_reports_own_structure_in_a_source_stay_text(tmp_path, rese
     assert "证据不足" not in answer and "To verify:" not in answer
     assert "passengers on the forum say" not in answer  # the sentence that opens with "[E1]"
     assert "[证据不足] The Northgate ferry is safe in storms according to the harbour master." in page
+
+
+HIDDEN = ("\u202e", "\u202c", "\u200b", "\u2066", "\ufeff")
+
+
+def test_bidi_controls_and_zero_width_spaces_reach_no_rendering(tmp_path, researcher):
+    # given a page whose sentence reverses its middle (RLO ... PDF) and hides spaces in words
+    record = {
+        "url": "https://ferry.example/rlo",
+        "title": "Ferry \u2066notes\u2069",
+        "text": "The Northgate ferry is \u202esafe in storms\u202c, the harbour\u200b master said in 2024.\n"
+        "The Northgate ferry crossed in storms 40 times in 2024 with\ufeffout an accident.",
+    }
+    corpus = tmp_path / "bidi.jsonl"
+    corpus.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    call_command(
+        "research",
+        "Is the Northgate ferry safe in storms?",
+        "--corpus",
+        str(corpus),
+        "--auto-approve",
+        stdout=StringIO(),
+        stderr=StringIO(),
+    )
+    task = ResearchTask.objects.get()
+    task.owner = researcher
+    task.save(update_fields=["owner"])
+    assert task.status == ResearchTask.Status.APPROVED, task.failure_reason
+    client = client_for(researcher)
+
+    # when the page and the exports are made
+    page = client.get(reverse("report_view", args=[task.pk])).content.decode()
+    markdown = client.get(reverse("export_markdown", args=[task.pk])).content.decode()
+    words = pdf_words(client.get(reverse("export_pdf", args=[task.pk])).content)
+
+    # then none holds a hidden character, and the sentence reads in its own order
+    for rendering in (page, markdown, words):
+        assert not any(character in rendering for character in HIDDEN)
+    assert "The Northgate ferry is safe in storms, the harbour master said in 2024." in words
+    assert "without an accident" in page and "without an accident" in words
+    # while the stored snapshot keeps every character, so each quote is still its snapshot's slice
+    assert "\u202e" in Source.objects.get(task=task).text
+    call_command("ledger_verify", task=task.pk, stdout=StringIO())

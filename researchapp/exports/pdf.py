@@ -10,6 +10,7 @@ from pathlib import Path
 from django.conf import settings
 from django.template.loader import render_to_string
 
+from researchapp.core.text import visible_text
 from researchapp.exports.fonts import FAMILY, pdf_font
 from researchapp.exports.report import Report, report_of
 from researchapp.models import ReportDraft
@@ -23,7 +24,8 @@ class PdfRenderError(RuntimeError):
 
 def print_html(report: Report, font: Path) -> str:
     context = {"report": report, "font_family": FAMILY, "font_url": font.resolve().as_uri()}
-    return render_to_string("exports/report_print.html", context)
+    # Bidirectional controls would print text reversed; zero-width spaces hide words: left out.
+    return visible_text(render_to_string("exports/report_print.html", context))
 
 
 def pdf_from_html(html: str, *, fonts: list[Path], seconds: float | None = None) -> bytes:

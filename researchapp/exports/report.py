@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from django.db.models import QuerySet
 
 from researchapp.core.enums import INSUFFICIENT_MARK, Intent
+from researchapp.core.text import has_hidden
 from researchapp.exports.method import Method, method_of
 from researchapp.models import Evidence, ReportDraft, ResearchTask, Source
 from researchapp.pipeline.report import paper_reference
@@ -39,9 +40,12 @@ _UNSAFE_IN_URL = frozenset(" \t\r\n\"'<>\\`")
 
 def safe_link(url: str) -> str:
     """``url`` if it is an http(s) address a link may point at; "" for anything else."""
-    if not url or any(char in _UNSAFE_IN_URL or ord(char) < 32 for char in url):
+    if not url or any(char in _UNSAFE_IN_URL or ord(char) < 32 for char in url) or has_hidden(url):
         return ""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # a stored URL that cannot be parsed is shown, never linked
+        return ""
     return url if parts.scheme in ("http", "https") and parts.hostname else ""
 
 

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from researchapp.core.text import is_blank, visible_text
 from researchapp.models import Corpus, Event, ResearchTask, Stage
 from researchapp.pipeline import runner
 from researchapp.services.dispatch import Job, enqueue
@@ -15,9 +16,10 @@ Status = ResearchTask.Status
 
 
 def validate_question(question: str) -> str:
-    question = (question or "").strip()
+    # Bidirectional controls and zero-width spaces are left out; a question of nothing else is empty.
+    question = visible_text(question or "").strip()
     limit = settings.RESEARCH["QUESTION_MAX_CHARS"]
-    if not question:
+    if is_blank(question):
         raise ValidationError("The question is empty. Type what you want researched.", code="empty")
     if len(question) > limit:
         raise ValidationError(
