@@ -112,13 +112,14 @@ def test_hostile_pages_reach_every_rendering_as_text_and_nothing_is_fetched(
     assert rendered.headings[0] == QUESTION  # the question's tags are its text
     assert set(rendered.links) <= sources
 
-    # the PDF: pdftotext finds the exact words; links go to the sources or inside the document; no images
+    # the PDF: pdftotext finds the exact words; links go only inside the document (a corpus's addresses
+    # are what its file claims: never links); no images
     words = pdf_words(pdf)
     for exact in EXACT:
         assert exact in words
     assert "<img src=" in words and "[Official certificate](" in words  # shown, not obeyed
     uris, destinations, named = pdf_links(pdf)
-    assert set(uris) <= sources and uris
+    assert uris == []
     assert destinations and set(destinations) <= named
     assert pdf_images(pdf) == 0
 
@@ -235,3 +236,43 @@ def test_bidi_controls_and_zero_width_spaces_reach_no_rendering(tmp_path, resear
     # while the stored snapshot keeps every character, so each quote is still its snapshot's slice
     assert "\u202e" in Source.objects.get(task=task).text
     call_command("ledger_verify", task=task.pk, stdout=StringIO())
+
+
+def test_a_corpus_document_claiming_an_address_is_shown_as_a_claim_never_linked(tmp_path, researcher):
+    # given a corpus document that claims to be the cloud metadata address
+    record = {
+        "url": "http://169.254.169.254/latest/meta-data/",
+        "title": "Ferry safety record",
+        "text": "The Northgate ferry crossed in storms 40 times in 2024 without an accident, the log says.",
+    }
+    corpus = tmp_path / "claims.jsonl"
+    corpus.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    call_command(
+        "research",
+        "Is the Northgate ferry safe in storms?",
+        "--corpus",
+        str(corpus),
+        "--auto-approve",
+        stdout=StringIO(),
+        stderr=StringIO(),
+    )
+    task = ResearchTask.objects.get()
+    task.owner = researcher
+    task.save(update_fields=["owner"])
+    assert task.status == ResearchTask.Status.APPROVED, task.failure_reason
+    client = client_for(researcher)
+
+    # when the report page and the exports are made
+    page = client.get(reverse("report_view", args=[task.pk])).content.decode()
+    markdown = client.get(reverse("export_markdown", args=[task.pk])).content.decode()
+    pdf = client.get(reverse("export_pdf", args=[task.pk])).content
+
+    # then the reference says where the document came from, and the address as an unverified claim
+    provenance = f'data-testid="corpus-provenance">corpus://{task.corpus.name}</span>'
+    assert provenance in page
+    assert "address claimed by the corpus, not verified: http://169.254.169.254/latest/meta-data/" in page
+    assert "169.254.169.254" not in "".join(audit_html(page).links)
+    shown, _ = markdown_as_html(markdown)
+    assert "169.254.169.254" in audit_html(shown).words and audit_html(shown).links == []
+    uris, _, _ = pdf_links(pdf)
+    assert uris == [] and "address claimed by the corpus, not verified" in pdf_words(pdf)

@@ -65,6 +65,8 @@ class Reference:
     authors: tuple[str, ...] = ()
     venue: str = ""
     year: int | None = None
+    # A local corpus's document: "corpus://<corpus>", where it came from; its URL is only claimed.
+    corpus: str = ""
 
     @property
     def is_paper(self) -> bool:
@@ -228,8 +230,11 @@ def _evidence_rows(task: ResearchTask, ids: list[int]) -> dict[int, Evidence]:
     return {row.pk: row for row in rows}
 
 
-def _quotes(rows: dict[int, Evidence], order: list[int]) -> tuple[dict[int, Quote], list[Reference]]:
-    """Quotes for every row; references numbered by first citation in ``order``, then the rest."""
+def _quotes(
+    rows: dict[int, Evidence], order: list[int], corpus: str
+) -> tuple[dict[int, Quote], list[Reference]]:
+    """Quotes for every row; references numbered by first citation in ``order``, then the rest. A
+    corpus document's reference names ``corpus`` and is never a link: its URL is only claimed."""
     references: dict[int, Reference] = {}
     quotes: dict[int, Quote] = {}
     for evidence_id in [*order, *sorted(rows)]:
@@ -243,13 +248,14 @@ def _quotes(rows: dict[int, Evidence], order: list[int]) -> tuple[dict[int, Quot
                 title=source.title or source.host or source.url,
                 host=source.host,
                 url=source.url,
-                link=safe_link(source.url),
+                link=safe_link(source.link_url),
                 accessed=source.fetched_at,
                 sha256=source.sha256,
                 doi=source.doi,
                 authors=tuple(str(name) for name in source.authors or ()),
                 venue=source.venue,
                 year=source.year,
+                corpus=corpus if source.is_corpus_document else "",
             )
         quotes[evidence_id] = Quote(
             evidence_id=row.pk,
@@ -286,7 +292,8 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
     labels = labels_for(report_language(document.title))
     # Computed figures cite the passages their inputs were read from, after the sentences' citations.
     cited = list(dict.fromkeys([*document.cited_ids(), *document.computed_ids()]))
-    quotes, references = _quotes(_evidence_rows(task, [*cited, *document.quoted_ids()]), cited)
+    corpus = f"corpus://{task.corpus.name if task.corpus else 'local'}"
+    quotes, references = _quotes(_evidence_rows(task, [*cited, *document.quoted_ids()]), cited, corpus)
     anchors = _Anchors()
 
     def shown(passage: Passage) -> Shown:

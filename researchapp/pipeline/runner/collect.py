@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Count, F, Max
 
+from researchapp.core.enums import CORPUS_EXTRACTION
 from researchapp.core.urls import normalize_url
 from researchapp.models import CorpusDocument, Event, Evidence, ResearchTask, Source, Stage, SubQuestion
 from researchapp.pipeline.collector import Collector
@@ -36,7 +37,9 @@ def local_corpus(task: ResearchTask) -> LocalCorpus:
         _corpus_cache.clear()
         _corpus_cache[key] = LocalCorpus(
             [
-                Document(url=d.url, title=d.title, text=d.text, published=d.published, extraction="corpus")
+                Document(
+                    url=d.url, title=d.title, text=d.text, published=d.published, extraction=CORPUS_EXTRACTION
+                )
                 for d in docs.order_by("id")
             ]
         )
