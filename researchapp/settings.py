@@ -370,6 +370,10 @@ RESEARCH = {
     "WORKER_WAIT_HINT_SECONDS": env_positive_float("RESEARCH_WORKER_WAIT_HINT_SECONDS", 10.0),
     # Send a job as soon as its transaction commits; false leaves every send to the sweeper's relay.
     "RELAY_ON_COMMIT": env_bool("RESEARCH_RELAY_ON_COMMIT", True),
+    # Per-person submission limits (0: none); an administrator sets a person's own in the admin.
+    "QUOTA_TASKS_IN_FLIGHT": env_int("RESEARCH_QUOTA_TASKS_IN_FLIGHT", 10, minimum=0),
+    "QUOTA_TASKS_PER_DAY": env_int("RESEARCH_QUOTA_TASKS_PER_DAY", 100, minimum=0),
+    "QUOTA_TOKENS_PER_DAY": env_int("RESEARCH_QUOTA_TOKENS_PER_DAY", 2_000_000, minimum=0),
 }
 if RESEARCH["HEARTBEAT_SECONDS"] * 2 > RESEARCH["LEASE_SECONDS"]:
     raise ImproperlyConfigured(

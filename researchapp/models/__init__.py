@@ -4,6 +4,7 @@ from researchapp.models.finding import Finding, FindingEvidence
 from researchapp.models.hypothesis import Hypothesis, HypothesisEvidence
 from researchapp.models.job import Job, StageJob
 from researchapp.models.plan import Plan, SubQuestion
+from researchapp.models.quota import SubmissionQuota
 from researchapp.models.report import ReportDraft
 from researchapp.models.source import Corpus, CorpusDocument, Source
 from researchapp.models.status import IllegalTransition, StaleState
@@ -30,6 +31,7 @@ __all__ = [
     "Stage",
     "StageJob",
     "StaleState",
+    "SubmissionQuota",
     "Step",
     "SubQuestion",
 ]

@@ -10,6 +10,7 @@ from researchapp.core.text import is_blank, visible_text
 from researchapp.models import Corpus, Event, ResearchTask, Stage
 from researchapp.pipeline import runner
 from researchapp.services.dispatch import Job, enqueue
+from researchapp.services.quota import quota_check
 from researchapp.services.rounds import enqueue_collection
 
 Status = ResearchTask.Status
@@ -40,7 +41,10 @@ def task_submit(
     auto_approve: bool = False,
     search_provider: str | None = None,
     engine: str | None = None,
+    quota: bool = True,
 ) -> ResearchTask:
+    """A new task and its planning job. ``quota``: hold the owner to their submission limits
+    (``services.quota``); the server's own command line (``manage.py research``) does not."""
     question = validate_question(question)
     conf = settings.RESEARCH
     search_provider = search_provider or conf["SEARCH_PROVIDER"]
@@ -48,6 +52,8 @@ def task_submit(
     if corpus is None and search_provider == "local":
         corpus = Corpus.objects.filter(name=conf["DEFAULT_CORPUS"]).first()
     with transaction.atomic():
+        if quota:
+            quota_check(owner)
         task = ResearchTask.objects.create(
             question=question,
             owner=owner,
