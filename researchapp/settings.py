@@ -8,6 +8,7 @@ module creates nothing: ``ResearchConfig.ready`` makes the folders the embedded 
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 import warnings
@@ -112,6 +113,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: forwarding headers count only from TRUSTED_PROXIES, before anything reads them.
+    "researchapp.middleware.TrustedProxyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -130,15 +133,26 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-# Login throttling (django-axes): LOGIN_FAILURE_LIMIT wrong passwords in a row for one username, or
-# from one address, are answered as usual; the next attempt is refused with a message, and so is every
-# attempt for LOGIN_COOLOFF_MINUTES after it. Then the desk's own backend, which refuses the demo
-# accounts outside the embedded profile.
+# Login throttling (django-axes, researchapp/login_throttle.py): LOGIN_FAILURE_LIMIT wrong passwords
+# for one username, or LOGIN_ADDRESS_FAILURE_LIMIT from one address, are answered as usual; the next
+# attempt is refused with a message, and so is every attempt for LOGIN_COOLOFF_MINUTES after it. Then
+# the desk's own backend, which refuses the demo accounts outside the embedded profile.
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "researchapp.auth.DeskBackend"]
+AXES_HANDLER = "researchapp.login_throttle.DeskLoginThrottle"
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1) + 1  # axes refuses the limit-th failure
+AXES_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 50, minimum=1) + 1
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per user and per address
+AXES_LOCKOUT_PARAMETERS = ["username", ["username", "ip_address"], "ip_address"]  # what axes records
 AXES_RESET_ON_SUCCESS = True
+# The client's address is the peer's, or, from a proxy listed here (addresses or networks), the one it
+# names in X-Forwarded-For; only such a proxy's X-Forwarded-Proto counts (researchapp/middleware.py).
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
+for proxy in TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(proxy, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(f"TRUSTED_PROXIES: {proxy!r} is not an IP address or network.") from None
+AXES_CLIENT_IP_CALLABLE = "researchapp.client_address.client_address"
 AXES_LOCKOUT_TEMPLATE = "login_locked.html"
 AXES_VERBOSE = False
 
