@@ -395,6 +395,8 @@ if RESEARCH["HEARTBEAT_SECONDS"] * 2 > RESEARCH["LEASE_SECONDS"]:
         "or a live worker's lease could expire between two heartbeats."
     )
 # `celery -A researchapp beat` sends the sweep (the devserver runs it itself); an unclaimed one expires.
+# Beat writes its schedule file after every task it sends: its health check reads the file's age.
+CELERY_BEAT_SYNC_EVERY = 1
 CELERY_BEAT_SCHEDULE = {
     "sweep": {
         "task": "researchapp.tasks.sweep_task",
