@@ -89,9 +89,9 @@ def claim(request: HttpRequest) -> HttpResponse:
         )
     try:
         if data["action"] == "claim":
-            held = claims.claim_take(analyst=request.user, item=item)
+            held = claims.claim_take(actor=request.user, item=item)
             messages.success(request, _("Claimed until %(until)s.") % {"until": claims.held_until(held)})
-        elif claims.claim_release(analyst=request.user, item=item):
+        elif claims.claim_release(actor=request.user, item=item):
             messages.success(request, _("Released; anyone can take it now."))
         else:
             messages.info(request, _("You held no claim on that item."))

@@ -82,9 +82,9 @@ def _decide_finding(request: HttpRequest, task: ResearchTask) -> dict | None:
     decision, data = form.cleaned_data["decision"], form.cleaned_data
     done = _apply(
         request,
-        lambda: services.decide_finding(
+        lambda: services.finding_decide(
             finding=finding,
-            reviewer=request.user,
+            actor=request.user,
             decision=decision,
             version_seen=data["version"],
             note=data["note"],
@@ -110,9 +110,9 @@ def _add_evidence(request: HttpRequest, task: ResearchTask) -> dict | None:
             start, end = data["start"], data["end"]
         else:
             start, end = span_of(source.text, data["quote"])
-        evidence = services.add_evidence_by_hand(
+        evidence = services.evidence_add_by_hand(
             finding=finding,
-            reviewer=request.user,
+            actor=request.user,
             source=source,
             start=start,
             end=end,
@@ -139,8 +139,8 @@ def _open_url(request: HttpRequest, task: ResearchTask) -> dict | None:
     data = form.cleaned_data
     finding = evidence_reads.finding_in_task(task, data["finding"])
     try:
-        source = services.open_source_by_hand(
-            finding=finding, reviewer=request.user, url=data["url"], version_seen=data["version"]
+        source = services.source_open_by_hand(
+            finding=finding, actor=request.user, url=data["url"], version_seen=data["version"]
         )
     except (ValidationError, StaleState) as error:
         messages.error(request, _say(error))

@@ -51,9 +51,9 @@ def _decide(request: HttpRequest, task: ResearchTask) -> None:
     data = form.cleaned_data
     hypothesis = review_selectors.hypothesis_in_task(task, data["hypothesis"])
     try:
-        services.decide_hypothesis(
+        services.hypothesis_decide(
             hypothesis=hypothesis,
-            reviewer=request.user,
+            actor=request.user,
             decision=data["decision"],
             version_seen=data["version"],
             note=data["note"],

@@ -160,9 +160,9 @@ def _decide_plan(request: HttpRequest, task: ResearchTask) -> PlanEditForm | Non
         data = reject.cleaned_data
         _apply(
             request,
-            lambda: services.decide_plan(
+            lambda: services.plan_decide(
                 plan=review.plan,
-                reviewer=request.user,
+                actor=request.user,
                 decision="reject",
                 version_seen=data["plan_version"],
                 note=data["feedback"],
@@ -181,9 +181,9 @@ def _decide_plan(request: HttpRequest, task: ResearchTask) -> PlanEditForm | Non
         if form.action != "approve" and not changed:
             messages.info(request, _("Nothing changed."))
             return None
-        services.decide_plan(
+        services.plan_decide(
             plan=review.plan,
-            reviewer=request.user,
+            actor=request.user,
             decision="approve" if form.action == "approve" else "edit",
             version_seen=_int(request.POST.get("plan_version")),
             edits=edits if changed else None,
@@ -249,9 +249,9 @@ def _decide_report(request: HttpRequest, task: ResearchTask) -> None:
         return
     _apply(
         request,
-        lambda: services.decide_report(
+        lambda: services.report_decide(
             draft=draft,
-            reviewer=request.user,
+            actor=request.user,
             decision=decision,
             version_seen=data["draft_version"],
             note=data["comments"],

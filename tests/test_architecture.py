@@ -52,6 +52,14 @@ def test_it_keeps_every_contract_on_the_tree_as_it_is(tmp_path):
             "Services without cycles",
         ),
         ("researchapp/pipeline/analyser/extractive.py", "from django.db import models", "are pure"),
+        # Only runner.wiring builds stages and providers: a runner module that reached past it
+        # would pick its own implementation or model again.
+        (
+            "researchapp/pipeline/runner/collect.py",
+            "from researchapp.providers import registry",
+            "One wiring place",
+        ),
+        ("researchapp/providers/cache.py", "from researchapp.providers import registry", "One wiring place"),
     ],
 )
 def test_it_fails_on_a_deliberate_upward_import(tmp_path, module, upward_import, contract):

@@ -180,8 +180,8 @@ def test_the_evidence_gate_reads_in_constant_queries_however_many_items_and_pass
             for source in scenario.sources:
                 EvidenceFactory(source=source, subquestion=finding.subquestion, length=20, clears_bar=False)
     answered = FindingFactory(subquestion=big.plan.subquestions.last(), status="insufficient", statement="x")
-    services.add_evidence_by_hand(
-        finding=answered, reviewer=analyst, source=big.sources[0], start=0, end=40, version_seen=1
+    services.evidence_add_by_hand(
+        finding=answered, actor=analyst, source=big.sources[0], start=0, end=40, version_seen=1
     )
     client = client_for(analyst)
 
