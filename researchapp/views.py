@@ -15,7 +15,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseStopPolling
-from django_htmx.middleware import HtmxDetails
 
 from researchapp import selectors
 from researchapp.exports.ledger import ledger_json
@@ -26,15 +25,7 @@ from researchapp.models import IllegalTransition, StaleState
 from researchapp.permissions import can_submit
 from researchapp.services import audit, submission
 from researchapp.services.quota import QuotaReached
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
-
-
-def _say(error: ValidationError | StaleState) -> str:
-    return " ".join(error.messages) if isinstance(error, ValidationError) else str(error)
-
+from researchapp.web import HtmxHttpRequest, error_text
 
 # --- tasks ----------------------------------------------------------------------------------------
 
@@ -60,7 +51,7 @@ def _task_list_page(request: HttpRequest, form: SubmitForm, status: int = 200) -
 @require_POST
 def task_submit(request: HttpRequest) -> HttpResponse:
     if not can_submit(request.user):
-        raise PermissionDenied("Only researchers and analysts can submit questions.")
+        raise PermissionDenied(_("Only researchers and analysts can submit questions."))
     form = SubmitForm(request.POST)
     status = 400
     if form.is_valid():
@@ -107,9 +98,13 @@ def task_cancel(request: HttpRequest, task_id: int) -> HttpResponse:
         submission.task_cancel(task=task, actor=request.user)
     except (IllegalTransition, StaleState):
         task.refresh_from_db(fields=["status"])
-        messages.error(request, f"The task is {task.get_status_display()} and can no longer be cancelled.")
+        messages.error(
+            request,
+            _("The task is %(status)s and can no longer be cancelled.")
+            % {"status": task.get_status_display()},
+        )
     else:
-        messages.success(request, "The task is cancelled.")
+        messages.success(request, _("The task is cancelled."))
     return redirect("task_detail", task.pk)
 
 
@@ -121,11 +116,13 @@ def task_resume(request: HttpRequest, task_id: int) -> HttpResponse:
     try:
         submission.task_resume(task=task, actor=request.user)
     except ValidationError as error:
-        messages.error(request, _say(error))
+        messages.error(request, error_text(error))
     except (IllegalTransition, StaleState):
-        messages.error(request, "Someone else resumed or cancelled the task first.")
+        messages.error(request, _("Someone else resumed or cancelled the task first."))
     else:
-        messages.success(request, f"Resumed: the task is {task.get_status_display()} again.")
+        messages.success(
+            request, _("Resumed: the task is %(status)s again.") % {"status": task.get_status_display()}
+        )
     return redirect("task_detail", task.pk)
 
 
@@ -160,8 +157,8 @@ def export_report(request: HttpRequest, task_id: int, export_format: str) -> Htt
     draft = selectors.approved_report(task)
     if draft is None:
         return HttpResponse(
-            f"Task {task.pk} has no approved report yet ({task.get_status_display()}); "
-            "only an approved report can be exported.",
+            _("Task %(n)s has no approved report yet (%(status)s); only an approved report can be exported.")
+            % {"n": task.pk, "status": task.get_status_display()},
             status=409,
             content_type="text/plain; charset=utf-8",
         )

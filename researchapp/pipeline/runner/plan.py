@@ -14,8 +14,10 @@ from researchapp.pipeline.collector.dimensions import probe_dimensions
 from researchapp.pipeline.collector.probe import Coverage, probe
 from researchapp.pipeline.planner.checks import validated_plan
 from researchapp.pipeline.planner.extractive import plan_extractive
+from researchapp.pipeline.planner.queries import queries_in_language
 from researchapp.pipeline.runner.rows import record_usage, record_warnings, subquestion_value
-from researchapp.pipeline.runner.wiring import collector_for, planner_for
+from researchapp.pipeline.runner.wiring import collector_for, local_corpus, planner_for
+from researchapp.pipeline.text.crosslang import text_language
 from researchapp.pipeline.values import UsageLog
 
 
@@ -40,7 +42,7 @@ def run_plan(task: ResearchTask) -> Plan:
     finally:
         record_usage(task, usage)
     # Whichever engine drafted it, a plan has 3-6 distinct sub-questions with keyword queries.
-    plan = validated_plan(proposed, template)
+    plan = in_corpus_language(task, validated_plan(proposed, template))
     with transaction.atomic():
         stored = Plan.objects.create(
             task=task,
@@ -54,6 +56,18 @@ def run_plan(task: ResearchTask) -> Plan:
             for i, sq in enumerate(plan.subquestions)
         )
     return stored
+
+
+def in_corpus_language(task: ResearchTask, plan: values.Plan) -> values.Plan:
+    """A question over a local corpus in the other language searches in the corpus's language:
+    the analyst sees, and may edit, the queries that will run (``queries.queries_in_language``).
+    A web search keeps the question's language: its pages may be in either."""
+    if task.search_provider != "local" or task.corpus_id is None:
+        return plan
+    corpus = local_corpus(task)
+    if not corpus.documents or text_language(task.question) == corpus.language:
+        return plan
+    return queries_in_language(plan, corpus.language, corpus.vocabulary, question=task.question)
 
 
 def plan_value(plan: Plan) -> values.Plan:
