@@ -8,15 +8,13 @@ from django.utils.translation import gettext_lazy as _
 
 from researchapp.core.enums import HypothesisStance, HypothesisStatus
 
-STATUS_LABELS = {
-    HypothesisStatus.OPEN: _("open"),
-    HypothesisStatus.ACCEPTED: _("accepted"),
-    HypothesisStatus.REJECTED: _("rejected"),
-}
-
 
 class Hypothesis(models.Model):
-    Status = models.TextChoices("Status", [(s.name, (s.value, STATUS_LABELS[s])) for s in HypothesisStatus])
+    # The stored values are core's (the pipeline proposes hypotheses without Django); the labels, the pages'.
+    class Status(models.TextChoices):
+        OPEN = HypothesisStatus.OPEN.value, _("open")
+        ACCEPTED = HypothesisStatus.ACCEPTED.value, _("accepted")
+        REJECTED = HypothesisStatus.REJECTED.value, _("rejected")
 
     task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="hypotheses")
     key = models.CharField(max_length=200, help_text="Stable per proposer input, so re-runs upsert.")
