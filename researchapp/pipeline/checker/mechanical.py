@@ -1,7 +1,7 @@
 """Mechanical checks of a draft against the evidence ledger: no citation that cannot be checked.
 
-Each issue names its claim by text (see ``writer.describe_claim``) and its evidence by [E<id>]
-marker, so a revision can drop or fix exactly what failed.
+Each issue names its claim by text (see ``pipeline.report.describe_claim``) and its evidence by
+[E<id>] marker, so a revision can drop or fix exactly what failed.
 """
 
 from __future__ import annotations
