@@ -11,15 +11,6 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("researchapp", "reviews")
 MAX_LINES = 400
 MAX_FUNCTION_LINES = 60  # from its ``def`` to its last line, docstring included
-# Functions over the cap that other branches of issue 16 are splitting. When one lands, its entry goes
-# (the test fails while a function listed here is short, so the list cannot go stale).
-BEING_SPLIT = {
-    # branch `wiring` (part 1: check issues as values, one wiring place)
-    "researchapp/pipeline/checker/mechanical.py::_check_claim",
-    "researchapp/pipeline/runner/write.py::run_write",
-    # branch `decide` (part 2: one decision pattern)
-    "researchapp/services/manual_evidence.py::evidence_add_by_hand",
-}
 # module → the one function-level import it may hold, and why it is there (.importlinter says the same)
 ALLOWED_LOCAL_IMPORTS = {
     "researchapp/services/dispatch.py": {"researchapp.tasks"},
@@ -83,9 +74,8 @@ def test_no_function_is_longer_than_60_lines(tmp_path):
     for path in code_files((*PACKAGES, "bench")):
         long |= long_functions(path)
 
-    # then none is over the cap but those being split elsewhere, and each of those still is
-    assert {name: length for name, length in long.items() if name not in BEING_SPLIT} == {}
-    assert BEING_SPLIT <= set(long), f"split already, so drop from BEING_SPLIT: {BEING_SPLIT - set(long)}"
+    # then none is over the cap
+    assert long == {}
 
     # and the rule counts a function's lines from its def to its end
     sample = tmp_path / "sample.py"

@@ -7,6 +7,7 @@ structure; quotes and their numbered references come from ``exports.references``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
@@ -29,13 +30,8 @@ from researchapp.pipeline.report.document import (
     document_from_json,
     figure_text,
 )
-from researchapp.pipeline.report.labels import Labels, labels_for, report_language
+from researchapp.pipeline.report.labels import DEMO_NOTICE, Labels, labels_for, report_language
 from researchapp.pipeline.report.table import Comparison, comparison
-
-DEMO_NOTICE = (
-    "The sources of this report are an invented demo corpus: its companies, products, figures and web "
-    "sites do not exist. Do not act on it."
-)
 
 
 @dataclass(frozen=True)
@@ -168,6 +164,16 @@ class _Anchors:
         return self.sentence(statement.text, statement.evidence_ids)
 
 
+def approval_text(report: Report, text: Callable[[str], str] = str) -> str:
+    """Who approved the draft and when, or its status, in the report's language (``text`` escapes the
+    words that come from people for the format, Markdown; a template escapes its own)."""
+    draft, words = report.draft, report.labels
+    if not draft.approved_at:
+        return words.not_approved.format(status=text(draft.get_status_display()))
+    who = draft.approved_by.get_username() if draft.approved_by else words.auto_approval
+    return words.approved_by.format(who=text(who), when=f"{draft.approved_at:%Y-%m-%d %H:%M}")
+
+
 def document_of(draft: ReportDraft, task: ResearchTask | None = None) -> Document:
     """The draft's stored structure (``task``: its task, already loaded)."""
     if draft.document:
@@ -287,7 +293,7 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
         task=task,
         draft=draft,
         document=document,
-        notice=DEMO_NOTICE if task.corpus and task.corpus.invented else "",
+        notice=labels.note_text(DEMO_NOTICE) if task.corpus and task.corpus.invented else "",
         answer=answer,
         table=table,
         table_rows=table_rows,

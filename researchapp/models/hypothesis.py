@@ -7,14 +7,25 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from researchapp.core.enums import HypothesisStance, HypothesisStatus
+from researchapp.models.status import Decidable, StatusMachine
 
 
-class Hypothesis(models.Model):
+class Hypothesis(StatusMachine, Decidable):
     # The stored values are core's (the pipeline proposes hypotheses without Django); the labels, the pages'.
     class Status(models.TextChoices):
         OPEN = HypothesisStatus.OPEN.value, _("open")
         ACCEPTED = HypothesisStatus.ACCEPTED.value, _("accepted")
         REJECTED = HypothesisStatus.REJECTED.value, _("rejected")
+
+    # The status machine's table, as every model with a status has one (see models.status). Every
+    # move is an analyst's verdict: a verdict can be turned or reopened later, and keeping an open
+    # hypothesis open is a verdict too (recorded, with its note); stating a verdict it already has
+    # is not a move.
+    TRANSITIONS = {
+        Status.OPEN: frozenset({Status.OPEN, Status.ACCEPTED, Status.REJECTED}),
+        Status.ACCEPTED: frozenset({Status.OPEN, Status.REJECTED}),
+        Status.REJECTED: frozenset({Status.OPEN, Status.ACCEPTED}),
+    }
 
     task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="hypotheses")
     key = models.CharField(max_length=200, help_text="Stable per proposer input, so re-runs upsert.")
@@ -40,6 +51,12 @@ class Hypothesis(models.Model):
 
     def __str__(self) -> str:
         return self.statement[:80]
+
+    def event_task_id(self) -> int:
+        return self.task_id
+
+    def describe(self) -> str:
+        return f"hypothesis {self.pk}"
 
 
 class HypothesisEvidence(models.Model):

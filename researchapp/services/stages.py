@@ -10,8 +10,8 @@ from django.db import transaction
 
 from researchapp.models import ResearchTask, Stage, StaleState
 from researchapp.pipeline import runner
+from researchapp.pipeline.runner import wiring
 from researchapp.pipeline.runner.hypotheses import run_hypotheses
-from researchapp.providers import registry
 from researchapp.services.dispatch import Job, enqueue
 from researchapp.services.evidence_gate import evidence_gate
 from researchapp.services.plan_gate import plan_approve
@@ -29,7 +29,7 @@ Status = ResearchTask.Status
 
 def stage_plan(task: ResearchTask) -> None:
     if task.status == Status.SUBMITTED:
-        registry.check_configuration(search=task.search_provider, engine=task.engine)
+        wiring.check_configuration(task)
         task.transition(Status.PLANNING, stage=Stage.PLANNING, message="Planning sub-questions.")
     if task.status != Status.PLANNING:
         return
