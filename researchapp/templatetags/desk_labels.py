@@ -1,4 +1,4 @@
-"""Template filters for the words of the ledger's states: ``{{ task.status|status_label }}``,
+"""Template filters: a status stored as a string in its choice's words, ``{{ gate|status_label }}``,
 ``{{ task.updated_at|waited }}``."""
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('researchapp', '0016_reportdraft_check_issue_fields'),
+        ('researchapp', '0017_task_status_labels'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
