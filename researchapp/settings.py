@@ -23,6 +23,7 @@ from researchapp.settings_env import (
     env_choice,
     env_int,
     env_list,
+    env_networks,
     env_positive_float,
     env_subset,
     mailer_from_environment,
@@ -53,11 +54,14 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: forwarding headers count only from TRUSTED_PROXIES, before anything reads them.
+    "researchapp.middleware.TrustedProxyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "researchapp.middleware.VisibleTextMiddleware",  # no bidi controls or zero-width spaces in a page
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -70,15 +74,21 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-# Login throttling (django-axes): LOGIN_FAILURE_LIMIT wrong passwords in a row for one username, or
-# from one address, are answered as usual; the next attempt is refused with a message, and so is every
-# attempt for LOGIN_COOLOFF_MINUTES after it. Then the desk's own backend, which refuses the demo
-# accounts outside the embedded profile.
+# Login throttling (django-axes, researchapp/login_throttle.py): LOGIN_FAILURE_LIMIT wrong passwords
+# for one username, or LOGIN_ADDRESS_FAILURE_LIMIT from one address, are answered as usual; the next
+# attempt is refused with a message, and so is every attempt for LOGIN_COOLOFF_MINUTES after it. Then
+# the desk's own backend, which refuses the demo accounts outside the embedded profile.
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "researchapp.auth.DeskBackend"]
+AXES_HANDLER = "researchapp.login_throttle.DeskLoginThrottle"
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1) + 1  # axes refuses the limit-th failure
+AXES_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 50, minimum=1) + 1
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per user and per address
+AXES_LOCKOUT_PARAMETERS = ["username", ["username", "ip_address"], "ip_address"]  # what axes records
 AXES_RESET_ON_SUCCESS = True
+# The client's address is the peer's, or, from a proxy listed here (addresses or networks), the one it
+# names in X-Forwarded-For; only such a proxy's X-Forwarded-Proto counts (researchapp/middleware.py).
+TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
+AXES_CLIENT_IP_CALLABLE = "researchapp.client_address.client_address"
 AXES_LOCKOUT_TEMPLATE = "login_locked.html"
 AXES_VERBOSE = False
 
@@ -288,6 +298,10 @@ RESEARCH = {
     "WORKER_WAIT_HINT_SECONDS": env_positive_float("RESEARCH_WORKER_WAIT_HINT_SECONDS", 10.0),
     # Send a job as soon as its transaction commits; false leaves every send to the sweeper's relay.
     "RELAY_ON_COMMIT": env_bool("RESEARCH_RELAY_ON_COMMIT", True),
+    # Per-person submission limits (0: none); an administrator sets a person's own in the admin.
+    "QUOTA_TASKS_IN_FLIGHT": env_int("RESEARCH_QUOTA_TASKS_IN_FLIGHT", 10, minimum=0),
+    "QUOTA_TASKS_PER_DAY": env_int("RESEARCH_QUOTA_TASKS_PER_DAY", 100, minimum=0),
+    "QUOTA_TOKENS_PER_DAY": env_int("RESEARCH_QUOTA_TOKENS_PER_DAY", 2_000_000, minimum=0),
 }
 if RESEARCH["HEARTBEAT_SECONDS"] * 2 > RESEARCH["LEASE_SECONDS"]:
     raise ImproperlyConfigured(
@@ -295,6 +309,8 @@ if RESEARCH["HEARTBEAT_SECONDS"] * 2 > RESEARCH["LEASE_SECONDS"]:
         "or a live worker's lease could expire between two heartbeats."
     )
 # `celery -A researchapp beat` sends the sweep (the devserver runs it itself); an unclaimed one expires.
+# Beat writes its schedule file after every task it sends: its health check reads the file's age.
+CELERY_BEAT_SYNC_EVERY = 1
 CELERY_BEAT_SCHEDULE = {
     "sweep": {
         "task": "researchapp.tasks.sweep_task",

@@ -7,6 +7,7 @@ the variable and its value when the value cannot mean what the setting needs. ``
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 
@@ -70,6 +71,17 @@ def env_list(name: str, default: str = "") -> list[str]:
             raise ImproperlyConfigured(
                 f"{name}={value!r}: {item!r} has a space in it; separate items with commas."
             )
+    return items
+
+
+def env_networks(name: str) -> list[str]:
+    """Comma-separated IP addresses or networks ("10.0.0.1", "172.18.0.0/16"), each one checked."""
+    items = env_list(name)
+    for item in items:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise ImproperlyConfigured(f"{name}: {item!r} is not an IP address or network.") from None
     return items
 
 

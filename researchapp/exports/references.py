@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urlsplit
 
+from researchapp.core.text import has_hidden
 from researchapp.models import Evidence, ResearchTask, Source
 from researchapp.pipeline.report import paper_reference
 
@@ -17,9 +18,12 @@ _UNSAFE_IN_URL = frozenset(" \t\r\n\"'<>\\`")
 
 def safe_link(url: str) -> str:
     """``url`` if it is an http(s) address a link may point at; "" for anything else."""
-    if not url or any(char in _UNSAFE_IN_URL or ord(char) < 32 for char in url):
+    if not url or any(char in _UNSAFE_IN_URL or ord(char) < 32 for char in url) or has_hidden(url):
         return ""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # a stored URL that cannot be parsed is shown, never linked
+        return ""
     return url if parts.scheme in ("http", "https") and parts.hostname else ""
 
 
@@ -39,6 +43,8 @@ class Reference:
     authors: tuple[str, ...] = ()
     venue: str = ""
     year: int | None = None
+    # A local corpus's document: "corpus://<corpus>", where it came from; its URL is only claimed.
+    corpus: str = ""
 
     @property
     def is_paper(self) -> bool:
@@ -73,9 +79,10 @@ def evidence_rows(task: ResearchTask, ids: list[int]) -> dict[int, Evidence]:
 
 
 def quotes_and_references(
-    rows: dict[int, Evidence], order: list[int]
+    rows: dict[int, Evidence], order: list[int], corpus: str = ""
 ) -> tuple[dict[int, Quote], list[Reference]]:
-    """Quotes for every row; references numbered by first citation in ``order``, then the rest."""
+    """Quotes for every row; references numbered by first citation in ``order``, then the rest. A
+    corpus document's reference names ``corpus`` and is never a link: its URL is only claimed."""
     references: dict[int, Reference] = {}
     quotes: dict[int, Quote] = {}
     for evidence_id in [*order, *sorted(rows)]:
@@ -89,13 +96,14 @@ def quotes_and_references(
                 title=source.title or source.host or source.url,
                 host=source.host,
                 url=source.url,
-                link=safe_link(source.url),
+                link=safe_link(source.link_url),
                 accessed=source.fetched_at,
                 sha256=source.sha256,
                 doi=source.doi,
                 authors=tuple(str(name) for name in source.authors or ()),
                 venue=source.venue,
                 year=source.year,
+                corpus=corpus if source.is_corpus_document else "",
             )
         quotes[evidence_id] = Quote(
             evidence_id=row.pk,

@@ -268,7 +268,9 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
     labels = labels_for(report_language(document.title))
     # Computed figures cite the passages their inputs were read from, after the sentences' citations.
     cited = list(dict.fromkeys([*document.cited_ids(), *document.computed_ids()]))
-    quotes, references = quotes_and_references(evidence_rows(task, [*cited, *document.quoted_ids()]), cited)
+    corpus = f"corpus://{task.corpus.name if task.corpus else 'local'}"
+    rows = evidence_rows(task, [*cited, *document.quoted_ids()])
+    quotes, references = quotes_and_references(rows, cited, corpus)
     anchors = _Anchors()
     answer = tuple(map(anchors.of, document.answer))
     blocks = tuple(

@@ -3,8 +3,10 @@
 Pure reading, no database: ``services.corpus`` stores what these yield. A folder is walked without
 following symbolic links (a link to the system's password file would otherwise become searchable),
 leaving out hidden files and folders (``.git/``, ``.env``); every file's size is checked before it is
-opened. A JSONL file is read a line at a time, so memory does not grow with the file. Documents are
-named ``corpus://<corpus>/<path inside the folder>``, never by the server's own folders.
+opened. A JSONL file is read a line at a time, so memory does not grow with the file, and each record
+stands alone: a bad one (not JSON, a field of the wrong type, a URL that cannot be parsed) is yielded
+as ``Skipped`` with its line and reason, and the rest go on. Documents are named
+``corpus://<corpus>/<path inside the folder>``, never by the server's own folders.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from researchapp.core.urls import url_problem
 from researchapp.providers.base import Document
 from researchapp.providers.fetch.extract import extract_html
 
@@ -122,8 +125,19 @@ def parse_file(path: Path, *, url: str, name: str) -> Document:
         raise BadDocument(f"{name}: no text (fewer than {MIN_TEXT_CHARS} characters)")
     published = iso_date(fields["published"], name) if fields.get("published") else None
     return Document(
-        fields.get("url") or url, fields.get("title") or title_of_text(text, path.stem), text, published
+        checked_url(fields.get("url") or url, name),
+        (fields.get("title") or title_of_text(text, path.stem))[:500],
+        text,
+        published,
     )
+
+
+def checked_url(url: str, where: str) -> str:
+    """A document's URL, refused at import if it cannot be parsed: one bad URL stored in a corpus
+    used to fail every task on that corpus at planning."""
+    if problem := url_problem(url):
+        raise BadDocument(f"{where}: {problem}")
+    return url
 
 
 def _text_field(record: dict, key: str, where: str) -> str:
@@ -148,6 +162,7 @@ def parse_record(line: bytes, where: str) -> Document:
     published_text = _text_field(record, "published", where)
     if not url:
         raise BadDocument(f"{where}: a record needs a url")
+    checked_url(url, where)
     published = iso_date(published_text, where) if published_text else None
     if text:
         body = text.strip()
@@ -161,25 +176,36 @@ def parse_record(line: bytes, where: str) -> Document:
     return Document(url, title[:500], body, published)
 
 
-def jsonl_documents(path: Path) -> Iterator[Parsed]:
-    """Every record of a JSONL file, read a line at a time, named "<file> line N".
-
-    The first bad line raises ``BadDocument``: a JSONL file is imported whole or not at all, so the
-    caller stores what this yields inside one transaction.
-    """
-    name = path.name
+def jsonl_lines(path: Path) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, line) for every line that is not blank, read a line at a time; a line longer
+    than a document may be comes as None (and is read to its end, not kept). A file too large to be
+    a corpus raises ``BadDocument``."""
     size = path.stat().st_size
     if size > MAX_JSONL_BYTES:
-        raise BadDocument(f"{name}: larger than {MAX_JSONL_BYTES:,} bytes ({size:,})")
+        raise BadDocument(f"{path.name}: larger than {MAX_JSONL_BYTES:,} bytes ({size:,})")
     with path.open("rb") as handle:
         number = 0
         while line := handle.readline(MAX_FILE_BYTES + 1):
             number += 1
-            where = f"{name} line {number}"
             if len(line) > MAX_FILE_BYTES:
-                raise BadDocument(f"{where}: a record longer than {MAX_FILE_BYTES:,} bytes")
-            if line.strip():
-                yield Parsed(where, parse_record(line, where))
+                while line and not line.endswith(b"\n"):
+                    line = handle.readline(MAX_FILE_BYTES + 1)
+                yield number, None
+            elif line.strip():
+                yield number, line
+
+
+def jsonl_documents(path: Path) -> Iterator[Parsed | Skipped]:
+    """Every record of a JSONL file, named "<file> line N": its document, or why it is not one."""
+    for number, line in jsonl_lines(path):
+        where = f"{path.name} line {number}"
+        if line is None:
+            yield Skipped(where, f"{where}: a record longer than {MAX_FILE_BYTES:,} bytes")
+            continue
+        try:
+            yield Parsed(where, parse_record(line, where))
+        except BadDocument as error:
+            yield Skipped(where, str(error))
 
 
 def walk(root: Path) -> Iterator[tuple[Path, str] | Skipped]:

@@ -1,9 +1,10 @@
 """Importing local documents into a corpus: each file whole or not at all, and nothing it should not read.
 
 Reading is ``providers.corpus_files`` (which files, and what each becomes, or why it is left out);
-this module stores what it yields. A JSONL file is stored in batches inside one transaction, so
-memory does not grow with the file, and one bad line still skips the file whole; a folder's files
-are stored one at a time. Everything left out is reported with its reason.
+this module stores what it yields. A JSONL file is stored in batches, each committed on its own, so
+memory does not grow with the file and no import holds the database's write lock for long (SQLite has
+one writer: a million lines in one transaction kept every login waiting); each record stands alone.
+A folder's files are stored one at a time. Everything left out is reported with its reason.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from researchapp.providers.corpus_files import (
     jsonl_documents,
 )
 
-BATCH = 200  # JSONL records stored per batch
+BATCH = 500  # JSONL records stored per transaction
 
 
 @dataclass
@@ -56,33 +57,39 @@ def store(corpus: Corpus, documents: list[Document], report: ImportReport) -> No
         report.imported += 1
 
 
-def import_jsonl(corpus: Corpus, path: Path, report: ImportReport) -> None:
-    """Every line must be a good record, or the file is skipped whole; a repeated URL is reported."""
-    first_seen: dict[str, str] = {}  # URL → "line N", the record that gave it first
-    duplicates: list[tuple[str, str]] = []
-    counts = (report.imported, report.unchanged)
-    try:
+def store_batch(corpus: Corpus, documents: list[Document], report: ImportReport) -> None:
+    """One transaction per batch: the write lock is held for one batch, never for the whole file."""
+    if documents:
         with transaction.atomic():
-            batch: list[Document] = []
-            for parsed in jsonl_documents(path):
-                url = parsed.document.url
-                if url in first_seen:
-                    duplicates.append((parsed.name, f"duplicate URL of {first_seen[url]}"))
-                    continue
-                first_seen[url] = parsed.name.removeprefix(f"{path.name} ")
-                batch.append(parsed.document)
-                if len(batch) >= BATCH:
-                    store(corpus, batch, report)
-                    batch = []
-            store(corpus, batch, report)
-            if not first_seen:
-                raise BadDocument(f"{path.name}: no records")
-    except BadDocument as error:
-        report.imported, report.unchanged = counts
+            store(corpus, documents, report)
+
+
+def import_jsonl(corpus: Corpus, path: Path, report: ImportReport) -> None:
+    """Each good record is stored, ``BATCH`` to a transaction; each bad one and each repeated URL is
+    reported with its line. An import stopped half-way keeps the batches it committed, and importing
+    the file again finds them unchanged."""
+    first_seen: dict[str, str] = {}  # URL → "line N", the record that gave it first
+    batch: list[Document] = []
+    try:
+        for item in jsonl_documents(path):
+            if isinstance(item, Skipped):
+                report.skipped.append((item.name, item.reason))
+                continue
+            url = item.document.url
+            if url in first_seen:
+                report.skip(item.name, f"duplicate URL of {first_seen[url]}")
+                continue
+            first_seen[url] = item.name.removeprefix(f"{path.name} ")
+            batch.append(item.document)
+            if len(batch) >= BATCH:
+                store_batch(corpus, batch, report)
+                batch = []
+    except BadDocument as error:  # the file as a whole (too large to be a corpus)
         report.skipped.append((path.name, str(error)))
         return
-    for name, reason in duplicates:
-        report.skip(name, reason)
+    store_batch(corpus, batch, report)
+    if not first_seen and not report.skipped:
+        report.skipped.append((path.name, f"{path.name}: no records"))
 
 
 def import_files(corpus: Corpus, found: Iterable[Parsed | Skipped], report: ImportReport) -> None:

@@ -8,18 +8,21 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from researchapp.core.text import is_blank, visible_text
 from researchapp.models import Corpus, Event, ResearchTask, Stage
 from researchapp.pipeline import runner
 from researchapp.services.dispatch import Job, enqueue
+from researchapp.services.quota import quota_check
 from researchapp.services.rounds import collection_enqueue
 
 Status = ResearchTask.Status
 
 
 def validate_question(question: str) -> str:
-    question = (question or "").strip()
+    # Bidirectional controls and zero-width spaces are left out; a question of nothing else is empty.
+    question = visible_text(question or "").strip()
     limit = settings.RESEARCH["QUESTION_MAX_CHARS"]
-    if not question:
+    if is_blank(question):
         raise ValidationError(_("The question is empty. Type what you want researched."), code="empty")
     if len(question) > limit:
         raise ValidationError(
@@ -43,7 +46,10 @@ def task_submit(
     auto_approve: bool = False,
     search_provider: str | None = None,
     engine: str | None = None,
+    quota: bool = True,
 ) -> ResearchTask:
+    """A new task and its planning job. ``quota``: hold the owner to their submission limits
+    (``services.quota``); the server's own command line (``manage.py research``) does not."""
     question = validate_question(question)
     conf = settings.RESEARCH
     search_provider = search_provider or conf["SEARCH_PROVIDER"]
@@ -51,6 +57,8 @@ def task_submit(
     if corpus is None and search_provider == "local":
         corpus = Corpus.objects.filter(name=conf["DEFAULT_CORPUS"]).first()
     with transaction.atomic():
+        if quota:
+            quota_check(owner)
         task = ResearchTask.objects.create(
             question=question,
             owner=owner,

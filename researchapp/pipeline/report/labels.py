@@ -73,6 +73,7 @@ class Labels:
     tokens: str
     note: str
     accessed: str
+    claimed_address: str  # a corpus document's URL: what its corpus file says, not opened
     characters: str
     relevance: str
     by: str  # "by {who}"
@@ -173,6 +174,7 @@ EN = Labels(
     tokens="Model tokens (in / out)",
     note="Note",
     accessed="accessed",
+    claimed_address="address claimed by the corpus, not verified",
     characters="characters",
     relevance="relevance",
     by="by {who}",
@@ -249,6 +251,7 @@ ZH = Labels(
     tokens="模型词元（输入 / 输出）",
     note="注",
     accessed="访问于",
+    claimed_address="语料库所称的地址，未经核实",
     characters="字符",
     relevance="相关度",
     by="由 {who}",
