@@ -46,6 +46,10 @@ def test_it_keeps_every_contract_on_the_tree_as_it_is(tmp_path):
         ("researchapp/providers/base.py", "from researchapp.pipeline import values", "Entry points"),
         ("researchapp/selectors.py", "from researchapp.services import stages", "Reads and exports"),
         ("researchapp/views.py", "from reviews import services", "never the reverse"),
+        ("researchapp/web.py", "from reviews import selectors", "never the reverse"),
+        ("reviews/selectors/queues.py", "from reviews import services", "Reads and exports"),
+        ("reviews/selectors/passages.py", "from researchapp.services import plan_gate", "Reads and exports"),
+        ("researchapp/web.py", "from researchapp import views", "Entry points"),
         (
             "researchapp/services/rounds.py",
             "from researchapp.services import plan_gate",

@@ -15,7 +15,7 @@ from researchapp.pipeline.runner.analyse import store_findings
 from researchapp.pipeline.values import ProposedFinding
 from reviews import claims, services
 from reviews.models import ReviewDecision
-from reviews.passages import marked_paragraphs
+from reviews.selectors.passages import marked_paragraphs
 from tests.factories import EvidenceFactory, SourceFactory, analyst_persona, evidence_review_task
 from tests.helpers import HTMX, client_for
 

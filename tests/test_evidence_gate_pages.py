@@ -8,7 +8,8 @@ import pytest
 from django.urls import reverse
 
 from researchapp.models import FindingEvidence
-from reviews import audit, services
+from reviews import services
+from reviews.selectors import audit
 from tests.factories import EvidenceFactory, SourceFactory, evidence_review_task
 from tests.helpers import client_for
 

@@ -378,7 +378,7 @@ def test_the_partial_renders_included_in_another_page_with_the_selectors_context
     from django.template import engines
     from django.test import RequestFactory
 
-    from reviews.selectors import hypotheses_context
+    from reviews.selectors.hypotheses import hypotheses_context
 
     page = engines["django"].from_string('<main>{% include "partials/hypotheses.html" %}</main>')
     request = RequestFactory().get("/")

@@ -137,7 +137,7 @@ def test_it_builds_every_review_queue_in_constant_queries(analyst, researcher):
 
 def test_a_queue_lists_the_oldest_waits_first_a_page_at_a_time(client, analyst, monkeypatch):
     # given more tasks waiting at one gate than a page lists
-    monkeypatch.setattr("reviews.queues.QUEUE_LENGTH", 3)
+    monkeypatch.setattr("reviews.selectors.queues.QUEUE_LENGTH", 3)
     tasks = [TaskFactory(status=Status.AWAITING_PLAN_REVIEW) for _ in range(5)]
     client.force_login(analyst)
     response = client.get("/reviews/?queue=plans")

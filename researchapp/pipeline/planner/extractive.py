@@ -130,14 +130,16 @@ def _about_names(names: tuple[str, ...]) -> list[t.Template]:
 _NAME_QUERY = "name:"
 
 
-def _queries(reading: Reading, text: str, extra: str, depth: str) -> tuple[str, ...]:
+def _queries(reading: Reading, text: str, extra: str, depth: str, question: str) -> tuple[str, ...]:
     """The one query maker's queries (``queries.search_queries``) with the words this sub-question
     adds to the question."""
     if extra.startswith(_NAME_QUERY):
         name = extra.removeprefix(_NAME_QUERY)
-        return tuple(dict.fromkeys((name, search_queries(reading, "", depth)[0])))
+        return tuple(dict.fromkeys((name, search_queries(reading, "", depth, question=question)[0])))
     words = extra if extra else topic_words(text, reading) if text != reading.subject else ""
-    return tuple(_without_repeats(query) for query in search_queries(reading, words, depth))
+    return tuple(
+        _without_repeats(query) for query in search_queries(reading, words, depth, question=question)
+    )
 
 
 def template_plan(
@@ -154,7 +156,7 @@ def template_plan(
     else:
         chosen = _descriptive(reading, question, count)
     return tuple(
-        PlannedSubQuestion(text=text, rationale=why, queries=_queries(reading, text, extra, depth))
+        PlannedSubQuestion(text=text, rationale=why, queries=_queries(reading, text, extra, depth, question))
         for text, why, extra in dict.fromkeys(chosen)
     )
 

@@ -16,8 +16,10 @@ from researchapp.pipeline.planner.checks import validated_plan
 from researchapp.pipeline.planner.extractive import plan_extractive
 from researchapp.pipeline.planner.feedback import read_feedback
 from researchapp.pipeline.planner.feedback_notes import feedback_notes
+from researchapp.pipeline.planner.queries import queries_in_language
 from researchapp.pipeline.runner.rows import record_usage, record_warnings, subquestion_value
-from researchapp.pipeline.runner.wiring import collector_for, planner_for
+from researchapp.pipeline.runner.wiring import collector_for, local_corpus, planner_for
+from researchapp.pipeline.text.crosslang import text_language
 from researchapp.pipeline.text.question import read_question
 from researchapp.pipeline.values import UsageLog
 
@@ -43,7 +45,7 @@ def run_plan(task: ResearchTask) -> Plan:
     finally:
         record_usage(task, usage)
     # Whichever engine drafted it, a plan has 3-6 distinct sub-questions with keyword queries.
-    plan = validated_plan(proposed, template)
+    plan = in_corpus_language(task, validated_plan(proposed, template))
     revision_notes = revised_notes(
         task.question, previous, feedback, plan, by_rules=planner.name == "extractive"
     )
@@ -73,6 +75,18 @@ def revised_notes(
     reading = read_question(question)
     edits = read_feedback(reading, previous, feedback)
     return feedback_notes(reading, previous, edits, plan, by_rules=by_rules)
+
+
+def in_corpus_language(task: ResearchTask, plan: values.Plan) -> values.Plan:
+    """A question over a local corpus in the other language searches in the corpus's language:
+    the analyst sees, and may edit, the queries that will run (``queries.queries_in_language``).
+    A web search keeps the question's language: its pages may be in either."""
+    if task.search_provider != "local" or task.corpus_id is None:
+        return plan
+    corpus = local_corpus(task)
+    if not corpus.documents or text_language(task.question) == corpus.language:
+        return plan
+    return queries_in_language(plan, corpus.language, corpus.vocabulary, question=task.question)
 
 
 def plan_value(plan: Plan) -> values.Plan:
