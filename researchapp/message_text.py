@@ -19,3 +19,10 @@ def message_text(stored: Any, fallback: str = "") -> str:
 def message_lines(stored: Iterable[Any]) -> list[str]:
     """A stored list of messages, each in the active language."""
     return [message_text(item) for item in stored or () if is_message(item)]
+
+
+def word_text(code: Any, table: dict[str, str]) -> str:
+    """A code of the ledger (a stage, an intent, an engine) in the reader's words; the code as it is
+    when the table has no word for it."""
+    word = table.get(str(code or ""))
+    return gettext(word) if word else str(code or "")

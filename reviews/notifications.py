@@ -92,7 +92,7 @@ def notify_move(event_id: int) -> int:
         "gate": moved_to,
         "url": settings.SITE_URL + reverse(PAGES.get(kind) or GATE_PAGES[moved_to], args=[task.pk]),
         "preferences_url": settings.SITE_URL + reverse("preferences"),
-        "reason": event.message,
+        "event": event,  # its text is read in each reader's language (``Event.text``)
         **_items_waiting(task, moved_to),
         **_report_decided(task, event, kind),
     }

@@ -62,3 +62,88 @@ def render(stored: Mapping[str, Any], gettext, ngettext) -> str:
         except (KeyError, ValueError, TypeError):
             continue
     return fallback
+
+
+# A stage or a gate named inside a message ("Failed while %(stage)s"), in the reader's words.
+STAGE_WORDS = {
+    "submitted": gettext_noop("submission"),
+    "planning": gettext_noop("planning"),
+    "collecting": gettext_noop("collecting"),
+    "analysing": gettext_noop("analysing"),
+    "writing": gettext_noop("writing"),
+    "awaiting_plan_review": gettext_noop("plan review"),
+    "awaiting_evidence_review": gettext_noop("evidence review"),
+    "awaiting_report_review": gettext_noop("report review"),
+    "approved": gettext_noop("approval"),
+    "failed": gettext_noop("failure"),
+    "cancelled": gettext_noop("cancellation"),
+}
+
+
+def stage_word(stage: str) -> Message | str:
+    """``stage`` as a message to nest in another (its code as it is when it has no word)."""
+    word = STAGE_WORDS.get(str(stage))
+    return message(word) if word else str(stage)
+
+
+# A reviewer's decision named inside a message ("…: kept as disputed"), in the reader's words.
+DECISION_WORDS = {
+    "pick_supports": gettext_noop("side A picked"),
+    "pick_contradicts": gettext_noop("side B picked"),
+    "disputed": gettext_noop("kept as disputed"),
+    "gap": gettext_noop("kept as a gap"),
+    "drop": gettext_noop("dropped"),
+    "flag": gettext_noop("flagged to verify"),
+    "more_research": gettext_noop("more research asked"),
+    "accept": gettext_noop("accepted"),
+    "reject": gettext_noop("rejected"),
+    "reopen": gettext_noop("reopened"),
+    "keep_open": gettext_noop("kept open"),
+}
+
+
+def decision_word(decision: str) -> Message | str:
+    word = DECISION_WORDS.get(decision)
+    return message(word) if word else decision.replace("_", " ")
+
+
+def with_note(base: Message, note: str) -> Message:
+    """``base`` followed by the person's own note, when they wrote one ("… — because …")."""
+    if not note.strip():
+        return base
+    return message(gettext_noop("%(what)s — %(note)s"), what=base, note=note.strip())
+
+
+# A plan's intent and a finding's confidence named inside a message or on a page.
+INTENT_WORDS = {
+    "descriptive": gettext_noop("descriptive"),
+    "comparative": gettext_noop("comparative"),
+    "recommendation": gettext_noop("recommendation"),
+}
+
+
+def intent_word(intent: str) -> Message | str:
+    word = INTENT_WORDS.get(str(intent))
+    return message(word) if word else str(intent)
+
+
+# Who drafted, and where it searched, named inside a message or on a page.
+ENGINE_WORDS = {
+    "extractive": gettext_noop("extractive"),
+    "openai": gettext_noop("OpenAI-compatible"),
+    "local": gettext_noop("local corpus"),
+    "tavily": gettext_noop("Tavily"),
+}
+
+
+def engine_word(engine: str) -> Message | str:
+    word = ENGINE_WORDS.get(str(engine))
+    return message(word) if word else str(engine)
+
+
+CONFIDENCE_WORDS = {
+    "high": gettext_noop("high"),
+    "medium": gettext_noop("medium"),
+    "low": gettext_noop("low"),
+}
+PROFILE_WORDS = {"embedded": gettext_noop("embedded"), "production": gettext_noop("production")}

@@ -6,6 +6,7 @@ import difflib
 
 from django.contrib.auth.models import User
 
+from researchapp.core.messages import gettext_noop, message
 from researchapp.models import Event, Plan, ReportDraft
 
 EXPORT_STAGE = "export"
@@ -33,6 +34,10 @@ def report_exported(*, draft: ReportDraft, actor: User | None, export_format: st
         stage=EXPORT_STAGE,
         kind=Event.Kind.EXPORT,
         actor=actor,
-        message=f"Report v{draft.version} downloaded ({export_format}).",
+        message=message(
+            gettext_noop("Report v%(version)s downloaded (%(format)s)."),
+            version=draft.version,
+            format=export_format,
+        ),
         data={"format": export_format, "draft": draft.pk, "version": draft.version},
     )

@@ -9,6 +9,7 @@ from contextlib import nullcontext
 
 from django.db import DatabaseError, connection, transaction
 
+from researchapp.core.messages import Message, english, gettext_noop, intent_word, message, stage_word
 from researchapp.models import Event, ResearchTask, Stage, StaleState
 from researchapp.models.job import DATABASE_BUSY
 from researchapp.pipeline import runner
@@ -40,18 +41,23 @@ class TransientStageError(Exception):
 FAILURE_RECORD_DELAYS = (0.5, 2.0, 5.0)
 
 
-def task_fail(task: ResearchTask, *, stage: Stage, reason: str) -> None:
+def task_fail(task: ResearchTask, *, stage: Stage, reason: str | Message) -> None:
+    """Fail the task with ``reason`` (a stored message, or English from a provider that gave none)."""
     if task.can_move_to(Status.FAILED):
+        said = reason if isinstance(reason, dict) else {}
         task.transition(
             Status.FAILED,
             stage=stage,
-            message=f"Failed while {stage}: {reason}",
+            message=message(
+                gettext_noop("Failed while %(stage)s: %(reason)s"), stage=stage_word(stage), reason=reason
+            ),
             failed_stage=stage,
-            failure_reason=reason,
+            failure_reason=english(said) if said else reason,
+            failure_said=said,
         )
 
 
-def record_failure(task_id: int, *, stage: Stage, reason: str) -> None:
+def record_failure(task_id: int, *, stage: Stage, reason: str | Message) -> None:
     """``task_fail`` that survives a busy database: retried a few times, each on a fresh task row.
 
     If every try fails, the error propagates; the stage's lease then expires and the sweeper runs
@@ -137,9 +143,14 @@ def _run_body(
         log.info("task %s moved on while %s ran; nothing to do", task_id, stage)
     except ProviderError as error:
         if error.retryable and not final_attempt:
-            _warn(task_id, stage, f"{error.message} (retrying)", code=error.code)
+            _warn(
+                task_id,
+                stage,
+                message(gettext_noop("%(reason)s (retrying)"), reason=error.said or error.message),
+                code=error.code,
+            )
             raise TransientStageError(error.message) from error
-        record_failure(task_id, stage=stage, reason=error.message)
+        record_failure(task_id, stage=stage, reason=error.said or error.message)
     except DatabaseError as error:
         if not leases.transient_database_error(error):
             _record_unexpected(task_id, stage, error)
@@ -151,7 +162,11 @@ def _run_body(
         _warn(
             task_id,
             stage,
-            f"Waiting for the database while {stage}: {reason}; retrying.",
+            message(
+                gettext_noop("Waiting for the database while %(stage)s: %(reason)s; retrying."),
+                stage=stage_word(stage),
+                reason=reason,
+            ),
             code="database_busy",
         )
         raise TransientStageError(reason) from error
@@ -164,11 +179,11 @@ def _record_unexpected(task_id: int, stage: Stage, error: Exception) -> None:
     record_failure(task_id, stage=stage, reason=f"{type(error).__name__}: {error}")
 
 
-def _warn(task_id: int, stage: Stage, message: str, *, code: str) -> None:
+def _warn(task_id: int, stage: Stage, said: Message, *, code: str) -> None:
     """A warning on the task's page, if the database takes it (it may be what is failing)."""
     try:
         Event.objects.create(
-            task_id=task_id, stage=stage, kind=Event.Kind.WARNING, message=message, data={"code": code}
+            task_id=task_id, stage=stage, kind=Event.Kind.WARNING, message=said, data={"code": code}
         )
     except DatabaseError as error:
         log.warning("task %s: could not record a warning: %s", task_id, error)
@@ -177,27 +192,49 @@ def _warn(task_id: int, stage: Stage, message: str, *, code: str) -> None:
 def stage_plan(task: ResearchTask) -> None:
     if task.status == Status.SUBMITTED:
         wiring.check_configuration(task)
-        task.transition(Status.PLANNING, stage=Stage.PLANNING, message="Planning sub-questions.")
+        task.transition(
+            Status.PLANNING, stage=Stage.PLANNING, message=message(gettext_noop("Planning sub-questions."))
+        )
     if task.status != Status.PLANNING:
         return
     plan = runner.run_plan(task)
     coverage = runner.run_probe(task, plan)
     uncovered = sum(not c.covered for c in coverage)
-    message = f"Plan v{plan.version} ready: {plan.subquestions.count()} sub-questions ({plan.intent})."
-    if coverage and uncovered == len(coverage):
-        message += (
-            " The sources do not seem to cover this question: no sub-question found a relevant passage."
-        )
-    elif uncovered:
-        message += f" {uncovered} of {len(coverage)} sub-questions found no relevant passage."
     task.transition(
         Status.AWAITING_PLAN_REVIEW,
         stage=Stage.PLANNING,
-        message=message,
+        message=plan_ready_message(plan, len(coverage), uncovered),
         data={"plan": plan.pk, "uncovered": uncovered},
     )
     if task.auto_approve:
         plan_approve(plan=plan, actor=None, note="auto-approved")
+
+
+def plan_ready_message(plan, probed: int, uncovered: int) -> Message:
+    """What the plan stage says when the plan waits: its size and intent, and how much of it a probe
+    search found no passage for."""
+    ready = message(
+        gettext_noop("Plan v%(version)s ready: %(count)s sub-questions (%(intent)s)."),
+        version=plan.version,
+        count=plan.subquestions.count(),
+        intent=intent_word(plan.intent),
+    )
+    if probed and uncovered == probed:
+        return message(
+            gettext_noop(
+                "%(ready)s The sources do not seem to cover this question: "
+                "no sub-question found a relevant passage."
+            ),
+            ready=ready,
+        )
+    if uncovered:
+        return message(
+            gettext_noop("%(ready)s %(uncovered)s of %(probed)s sub-questions found no relevant passage."),
+            ready=ready,
+            uncovered=uncovered,
+            probed=probed,
+        )
+    return ready
 
 
 def stage_collect(task: ResearchTask, subquestion_id: int, round_no: int) -> None:
@@ -220,9 +257,8 @@ def collection_maybe_finish(task: ResearchTask) -> None:
         return
     try:
         with transaction.atomic():
-            task.transition(
-                Status.ANALYSING, stage=Stage.COLLECTING, message=f"Collection round {task.round} complete."
-            )
+            said = message(gettext_noop("Collection round %(round)s complete."), round=task.round)
+            task.transition(Status.ANALYSING, stage=Stage.COLLECTING, message=said)
             enqueue(Job.ANALYSE, task.pk)
     except StaleState:
         return  # a sibling sub-question's task moved it first
@@ -237,7 +273,9 @@ def stage_analyse(task: ResearchTask) -> None:
     reopen_empty_followups(task)
     thin = thin_subquestions(task)
     if thin and task.rounds_left and auto_followup_applies(task):
-        start_followup_round(task, thin, stage=Stage.ANALYSING, reason="too little evidence")
+        start_followup_round(
+            task, thin, stage=Stage.ANALYSING, reason=message(gettext_noop("too little evidence"))
+        )
         return
     evidence_gate(task)
 
@@ -248,16 +286,20 @@ def stage_write(task: ResearchTask) -> None:
     draft = runner.run_write(task)
     if draft.status == draft.Status.FAILED_CHECKS:
         problems = "; ".join(issue["message"] for issue in draft.check_issues[:3])
-        task_fail(
-            task,
-            stage=Stage.WRITING,
-            reason=f"quality_failed: draft v{draft.version} still fails its checks after "
-            f"{draft.revision} attempts: {problems}",
+        reason = message(
+            gettext_noop(
+                "quality_failed: draft v%(version)s still fails its checks after %(tries)s attempts: "
+                "%(problems)s"
+            ),
+            version=draft.version,
+            tries=draft.revision,
+            problems=problems,
         )
+        task_fail(task, stage=Stage.WRITING, reason=reason)
         return
-    message = f"Report draft v{draft.version} passed every check."
+    said = message(gettext_noop("Report draft v%(version)s passed every check."), version=draft.version)
     task.transition(
-        Status.AWAITING_REPORT_REVIEW, stage=Stage.WRITING, message=message, data={"draft": draft.pk}
+        Status.AWAITING_REPORT_REVIEW, stage=Stage.WRITING, message=said, data={"draft": draft.pk}
     )
     if task.auto_approve:
         report_approve(draft=draft, actor=None, note="auto-approved")
