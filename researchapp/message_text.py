@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext
 
 from researchapp.core.messages import is_message, render
 
@@ -13,7 +13,7 @@ from researchapp.core.messages import is_message, render
 def message_text(stored: Any, fallback: str = "") -> str:
     """A stored message in the active language; ``fallback`` (the English a row stored before it had a
     message) when there is none."""
-    return render(stored, gettext, ngettext) if is_message(stored) else fallback
+    return render(stored, gettext) if is_message(stored) else fallback
 
 
 def message_lines(stored: Iterable[Any]) -> list[str]:

@@ -13,7 +13,7 @@ itself: then it is translated too ("while %(stage)s" with the stage's own word).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 type Message = dict[str, Any]
@@ -31,7 +31,7 @@ def message(msgid: str, /, **params: Any) -> Message:
 
 
 def plural_message(singular: str, plural: str, count: int, /, **params: Any) -> Message:
-    """A message whose words follow ``count`` (``ngettext``); ``count`` is a parameter too."""
+    """A message whose words follow ``count``; ``count`` is a parameter too."""
     return {"msgid": singular, "plural": plural, "count": count, "params": {"count": count, **params}}
 
 
@@ -41,17 +41,20 @@ def is_message(value: object) -> bool:
 
 def english(stored: Mapping[str, Any]) -> str:
     """A message in English, as written in the code (logs, the command line, the stored fallback)."""
-    return render(stored, lambda msgid: msgid, lambda one, many, n: one if n == 1 else many)
+    return render(stored, lambda msgid: msgid)
 
 
-def render(stored: Mapping[str, Any], gettext, ngettext) -> str:
-    """A message's words through ``gettext``/``ngettext``; its English when its translation does not
-    take its parameters (a wording that changed since the row was stored)."""
-    params = {name: render(value, gettext, ngettext) if is_message(value) else value
+def render(stored: Mapping[str, Any], gettext: Callable[[str], str]) -> str:
+    """A message's words through ``gettext``; its English when its translation does not take its
+    parameters (a wording that changed since the row was stored)."""
+    params = {name: render(value, gettext) if is_message(value) else value
               for name, value in (stored.get("params") or {}).items()}  # fmt: skip
     if "plural" in stored:
+        # Each form is a msgid of its own (``makemessages`` sees two ``gettext_noop``s): English picks
+        # by the count, and Chinese, the other language, has one form for every count.
         one, many, count = stored["msgid"], stored["plural"], int(stored.get("count") or 0)
-        words, fallback = ngettext(one, many, count), (one if count == 1 else many)
+        fallback = one if count == 1 else many
+        words = gettext(fallback)
     else:
         words, fallback = gettext(stored["msgid"]), stored["msgid"]
     if not params:
@@ -77,6 +80,7 @@ STAGE_WORDS = {
     "approved": gettext_noop("approval"),
     "failed": gettext_noop("failure"),
     "cancelled": gettext_noop("cancellation"),
+    "export": gettext_noop("export"),
 }
 
 
@@ -147,3 +151,10 @@ CONFIDENCE_WORDS = {
     "low": gettext_noop("low"),
 }
 PROFILE_WORDS = {"embedded": gettext_noop("embedded"), "production": gettext_noop("production")}
+RESOLUTION_WORDS = {
+    "picked": gettext_noop("Picked"),
+    "disputed": gettext_noop("Disputed"),
+    "gap": gettext_noop("Gap"),
+    "dropped": gettext_noop("Dropped"),
+    "more_research": gettext_noop("More research"),
+}

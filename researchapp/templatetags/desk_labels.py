@@ -7,7 +7,14 @@ from __future__ import annotations
 from django import template
 
 from researchapp import labels
-from researchapp.core.messages import CONFIDENCE_WORDS, ENGINE_WORDS, INTENT_WORDS, PROFILE_WORDS, STAGE_WORDS
+from researchapp.core.messages import (
+    CONFIDENCE_WORDS,
+    ENGINE_WORDS,
+    INTENT_WORDS,
+    PROFILE_WORDS,
+    RESOLUTION_WORDS,
+    STAGE_WORDS,
+)
 from researchapp.message_text import message_lines, message_text, word_text
 
 register = template.Library()
@@ -21,3 +28,4 @@ register.filter("intent_word", lambda code: word_text(code, INTENT_WORDS))
 register.filter("engine_word", lambda code: word_text(code, ENGINE_WORDS))
 register.filter("confidence_word", lambda code: word_text(code, CONFIDENCE_WORDS))
 register.filter("profile_word", lambda code: word_text(code, PROFILE_WORDS))
+register.filter("resolution_word", lambda code: word_text(code, RESOLUTION_WORDS))

@@ -96,7 +96,9 @@ def _event_line(event: Event) -> AuditLine:
     if event.kind == Event.Kind.EXPORT:
         what = _("Downloaded report v%(n)s (%(format)s)") % {
             "n": data.get("version", "?"),
-            "format": data.get("format", ""),
+            "format": {"markdown": "Markdown", "pdf": "PDF", "json": "JSON"}.get(
+                data.get("format"), data.get("format", "")
+            ),
         }
         return AuditLine(**line, kind="export", what=what)
     move = _move(event)
