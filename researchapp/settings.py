@@ -8,7 +8,6 @@ module creates nothing: ``ResearchConfig.ready`` makes the folders the embedded 
 
 from __future__ import annotations
 
-import math
 import os
 import warnings
 from datetime import timedelta
@@ -19,75 +18,15 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from researchapp.core.enums import ModelStage
-
-
-def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    word = value.strip().lower()
-    if word in {"1", "true", "yes", "on"}:
-        return True
-    if word in {"0", "false", "no", "off"}:
-        return False
-    raise ImproperlyConfigured(f"{name}={value!r} is not a boolean: use true/false, 1/0, yes/no or on/off.")
-
-
-def env_int(name: str, default: int, *, minimum: int) -> int:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    try:
-        number = int(value.strip())
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={value!r} is not a whole number.") from None
-    if number < minimum:
-        raise ImproperlyConfigured(f"{name}={value!r} is below its minimum, {minimum}.")
-    return number
-
-
-def env_positive_float(name: str, default: float) -> float:
-    """Every fractional setting is a rate or a timeout, so it must be a finite number above zero."""
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    try:
-        number = float(value.strip())
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={value!r} is not a number.") from None
-    if not (math.isfinite(number) and number > 0):
-        raise ImproperlyConfigured(f"{name}={value!r} must be a finite number above zero.")
-    return number
-
-
-def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    if value.strip() not in choices:
-        raise ImproperlyConfigured(f"{name}={value!r} is not one of: {', '.join(choices)}.")
-    return value.strip()
-
-
-def env_list(name: str, default: str = "") -> list[str]:
-    """Comma-separated; an item with a space inside is a typo (a missing comma), not a host or origin."""
-    value = os.environ.get(name, default)
-    items = [item.strip() for item in value.split(",") if item.strip()]
-    for item in items:
-        if any(character.isspace() for character in item):
-            raise ImproperlyConfigured(
-                f"{name}={value!r}: {item!r} has a space in it; separate items with commas."
-            )
-    return items
-
-
-def env_subset(name: str, default: str, choices: tuple[str, ...]) -> tuple[str, ...]:
-    """Comma-separated names out of ``choices``, each once; "none" for none."""
-    names = [item for item in env_list(name, default) if item != "none"]
-    if unknown := [item for item in names if item not in choices]:
-        raise ImproperlyConfigured(f"{name}: {', '.join(unknown)} unknown; choose from {', '.join(choices)}.")
-    return tuple(dict.fromkeys(names))
-
+from researchapp.settings_env import (
+    env_bool,
+    env_choice,
+    env_int,
+    env_list,
+    env_positive_float,
+    env_subset,
+    mailer_from_environment,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("RESEARCH_VAR_DIR", BASE_DIR / "var"))
@@ -228,26 +167,6 @@ warnings.filterwarnings("ignore", message="No directory at: ", category=UserWarn
 
 # Notifications go through the default mailer: the console in the embedded profile unless
 # EMAIL_BACKEND=smtp (production's default), which sends through EMAIL_HOST.
-def mailer_from_environment(default_backend: str) -> dict:
-    backends = {
-        "console": "django.core.mail.backends.console.EmailBackend",
-        "smtp": "django.core.mail.backends.smtp.EmailBackend",
-    }
-    backend = env_choice("EMAIL_BACKEND", default_backend, tuple(backends))
-    if backend != "smtp":
-        return {"BACKEND": backends[backend]}
-    options = {
-        "host": os.environ.get("EMAIL_HOST", "localhost"),
-        "port": env_int("EMAIL_PORT", 25, minimum=1),
-        "username": os.environ.get("EMAIL_HOST_USER", ""),
-        "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
-        "use_tls": env_bool("EMAIL_USE_TLS", False),
-        "use_ssl": env_bool("EMAIL_USE_SSL", False),
-        "timeout": env_int("EMAIL_TIMEOUT", 30, minimum=1),
-    }
-    return {"BACKEND": backends[backend], "OPTIONS": options}
-
-
 MAILERS = {"default": mailer_from_environment("console")}
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Research desk <research-desk@localhost>")
 # Links in emails point here.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import date
 from io import StringIO
 from pathlib import Path
 
@@ -11,7 +12,8 @@ import pytest
 from django.core.management import call_command
 
 from researchapp.models import CorpusDocument
-from researchapp.services.corpus import MAX_FILE_BYTES
+from researchapp.providers.base import Document
+from researchapp.providers.corpus_files import MAX_FILE_BYTES, Parsed, Skipped, folder_documents
 
 pytestmark = pytest.mark.django_db
 TEXT = "The Greywater Point lighthouse stands 31 metres tall on the northern headland."
@@ -109,4 +111,29 @@ def test_it_follows_no_link_even_to_a_good_document(tmp_path):
     os.symlink(outside, folder / "inside.md")
     out, err = run_import(folder)
     assert "inside.md: a symbolic link" in err
+    assert not CorpusDocument.objects.exists()
+
+
+def test_it_reads_a_folder_into_documents_and_reasons_before_anything_is_stored(tmp_path):
+    # given a folder with a saved page that keeps its address and date in front matter, and a bad file
+    folder = tmp_path / "saved"
+    folder.mkdir()
+    (folder / "page.md").write_text(
+        f"---\nurl: https://example.test/page\npublished: 2024-03-01\n---\n# Greywater\n\n{TEXT}\n",
+        encoding="utf-8",
+    )
+    (folder / "empty.txt").write_text("too short", encoding="utf-8")
+
+    # when it is read (the reading half of the import: no corpus, no rows)
+    found = list(folder_documents(folder, "saved"))
+
+    # then the page is a document with the front matter's address, date and the first heading as title,
+    # the bad file is left out with its reason, and nothing was stored
+    assert found == [
+        Skipped("empty.txt", "empty.txt: no text (fewer than 40 characters)"),
+        Parsed(
+            "page.md",
+            Document("https://example.test/page", "Greywater", f"# Greywater\n\n{TEXT}", date(2024, 3, 1)),
+        ),
+    ]
     assert not CorpusDocument.objects.exists()

@@ -7,7 +7,8 @@ cited quote in full.
 
 from __future__ import annotations
 
-from researchapp.exports.report import Quote, Reference, Report, approval_text, report_of
+from researchapp.exports.references import Quote, Reference
+from researchapp.exports.report import Report, approval_text, report_of
 from researchapp.models import ReportDraft
 from researchapp.pipeline.report.document import Passage
 from researchapp.pipeline.report.markdown import body_markdown, markdown_text

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from researchapp.models.status import Decidable, StatusMachine
 
@@ -18,9 +19,9 @@ class Plan(StatusMachine, Decidable):
     """One version of a task's plan. Only a draft can be edited; approving freezes it."""
 
     class Status(models.TextChoices):
-        DRAFT = "draft"
-        APPROVED = "approved"
-        REJECTED = "rejected"
+        DRAFT = "draft", _("Draft")
+        APPROVED = "approved", _("Approved")
+        REJECTED = "rejected", _("Rejected")
 
     # The status machine's table, as every model with a status has one (see models.status); a plan's
     # moves are decisions at its gate, so each state it can reach is final.

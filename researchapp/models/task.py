@@ -46,22 +46,23 @@ class ResearchTaskQuerySet(models.QuerySet):
 
 
 class ResearchTask(StatusMachine):
+    # The labels are the words pages use for each state ("Plan review", not ``awaiting_plan_review``).
     class Status(models.TextChoices):
-        SUBMITTED = "submitted"
-        PLANNING = "planning"
-        AWAITING_PLAN_REVIEW = "awaiting_plan_review", "awaiting plan review"
-        COLLECTING = "collecting"
-        ANALYSING = "analysing"
-        AWAITING_EVIDENCE_REVIEW = "awaiting_evidence_review", "awaiting evidence review"
-        WRITING = "writing"
-        AWAITING_REPORT_REVIEW = "awaiting_report_review", "awaiting report review"
-        APPROVED = "approved"
-        FAILED = "failed"
-        CANCELLED = "cancelled"
+        SUBMITTED = "submitted", _("Submitted")
+        PLANNING = "planning", _("Planning")
+        AWAITING_PLAN_REVIEW = "awaiting_plan_review", _("Plan review")
+        COLLECTING = "collecting", _("Collecting")
+        ANALYSING = "analysing", _("Analysing")
+        AWAITING_EVIDENCE_REVIEW = "awaiting_evidence_review", _("Evidence review")
+        WRITING = "writing", _("Writing")
+        AWAITING_REPORT_REVIEW = "awaiting_report_review", _("Report review")
+        APPROVED = "approved", _("Approved")
+        FAILED = "failed", _("Failed")
+        CANCELLED = "cancelled", _("Cancelled")
 
     class Depth(models.TextChoices):
-        QUICK = "quick"
-        DEEP = "deep"
+        QUICK = "quick", _("Quick")
+        DEEP = "deep", _("Deep")
 
     # The one table of legal moves. Every status change goes through ``transition``.
     TRANSITIONS: dict[str, frozenset[str]] = {

@@ -1,6 +1,6 @@
-"""Template filters for the words of the ledger's states: ``{{ task.status|status_label }}``,
+"""Template filters: a status stored as a string in its choice's words, ``{{ gate|status_label }}``,
 ``{{ task.updated_at|waited }}``, and the messages workers stored, in the reader's language:
-``{{ plan.revision_notes|message_lines }}``, ``{{ event.data.said|message_text:event.message }}``."""
+``{{ plan.revision_notes|message_lines }}``, ``{{ coverage.said|message_text:coverage.message }}``."""
 
 from __future__ import annotations
 

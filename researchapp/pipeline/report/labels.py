@@ -24,10 +24,15 @@ def report_language(title: str) -> str:
 
 
 class _Decided(Protocol):
-    resolution: str
-    by: str
-    at: str
-    note: str
+    # Read-only, as the frozen ``Decision`` value has them.
+    @property
+    def resolution(self) -> str: ...
+    @property
+    def by(self) -> str: ...
+    @property
+    def at(self) -> str: ...
+    @property
+    def note(self) -> str: ...
 
 
 @dataclass(frozen=True)

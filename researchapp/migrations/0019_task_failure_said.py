@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('researchapp', '0017_plan_revision_notes'),
+        ('researchapp', '0018_plan_revision_notes'),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('researchapp', '0018_task_failure_said'),
+        ('researchapp', '0019_task_failure_said'),
     ]
 
     operations = [
