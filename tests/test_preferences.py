@@ -219,3 +219,19 @@ def test_debug_is_off_unless_asked_for():
         timeout=60,
     )
     assert result.stdout.strip() == "False", result.stderr
+
+
+def test_report_emails_are_a_switch_of_their_own(researcher):
+    # given the preferences page, report emails on by default
+    client = client_for(researcher)
+    page = client.get(reverse("preferences")).content.decode()
+    assert 'name="email_when_report_decided"' in page and "approved or sent back" in page
+    assert re.search(r'<input type="checkbox" name="email_when_report_decided"[^>]* checked', page)
+    # when the owner turns them off and keeps the failure emails
+    form = {"email": "r@desk.test", "language": "", "time_zone": "", "email_when_failed": "on"}
+    client.post(reverse("preferences"), form)
+    # then only the report emails are off, and the page shows it
+    stored = UserPreference.objects.get(user=researcher)
+    assert (stored.email_when_failed, stored.email_when_report_decided) == (True, False)
+    page = client.get(reverse("preferences")).content.decode()
+    assert not re.search(r'<input type="checkbox" name="email_when_report_decided"[^>]* checked', page)

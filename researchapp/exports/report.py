@@ -8,7 +8,7 @@ structure; quotes and their numbered references come from ``exports.references``
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.db.models import QuerySet
 
@@ -304,8 +304,13 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
         gaps=gaps,
         hypotheses=hypotheses,
         computed=computed,
-        method=method_of(task, draft),
+        method=_named(method_of(task, draft), labels),
         references=tuple(references),
         appendix=tuple(quotes[i] for i in cited if i in quotes),
         quotes=quotes,
     )
+
+
+def _named(method: Method, labels: Labels) -> Method:
+    """The method with its engine and search named in the report's language."""
+    return replace(method, engine=labels.engine_name(method.engine), search=labels.engine_name(method.search))

@@ -42,6 +42,9 @@ class Plan(StatusMachine, Decidable):
     engine = models.CharField(max_length=32, blank=True)
     # Why the plan is not the engine's own, e.g. the model's plan was rejected twice: shown at the gate.
     engine_note = models.TextField(blank=True)
+    # What the rejection's feedback did to this version, edit by edit (applied, already there, not
+    # understood): stored messages (``core.messages``) the plan gate shows in the reader's language.
+    revision_notes = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     decided_at = models.DateTimeField(null=True, blank=True)

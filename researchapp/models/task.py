@@ -8,6 +8,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from researchapp.message_text import message_text
 from researchapp.models.status import StaleState, StatusMachine
 from researchapp.permissions import is_analyst
 
@@ -122,6 +123,9 @@ class ResearchTask(StatusMachine):
 
     failed_stage = models.CharField(max_length=32, choices=Stage.choices, blank=True)
     failure_reason = models.TextField(blank=True)
+    # The reason as a stored message (``core.messages``), shown in each reader's language; the English
+    # ``failure_reason`` for a reason that came without one.
+    failure_said = models.JSONField(default=dict, blank=True)
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -135,6 +139,11 @@ class ResearchTask(StatusMachine):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.question[:60]}"
+
+    @property
+    def failure_text(self) -> str:
+        """Why the task failed, in the active language."""
+        return message_text(self.failure_said, self.failure_reason)
 
     @property
     def is_running(self) -> bool:

@@ -15,6 +15,7 @@ from contextlib import nullcontext
 
 from django.db import DatabaseError, connection
 
+from researchapp.core.messages import Message, english, gettext_noop, message, stage_word
 from researchapp.models import Event, ResearchTask, Stage, StaleState
 from researchapp.models.job import DATABASE_BUSY
 from researchapp.providers.base import ProviderError
@@ -33,18 +34,23 @@ class TransientStageError(Exception):
 FAILURE_RECORD_DELAYS = (0.5, 2.0, 5.0)
 
 
-def task_fail(task: ResearchTask, *, stage: Stage, reason: str) -> None:
+def task_fail(task: ResearchTask, *, stage: Stage, reason: str | Message) -> None:
+    """Fail the task with ``reason`` (a stored message, or English from a provider that gave none)."""
     if task.can_move_to(Status.FAILED):
+        said = reason if isinstance(reason, dict) else {}
         task.transition(
             Status.FAILED,
             stage=stage,
-            message=f"Failed while {stage}: {reason}",
+            message=message(
+                gettext_noop("Failed while %(stage)s: %(reason)s"), stage=stage_word(stage), reason=reason
+            ),
             failed_stage=stage,
-            failure_reason=reason,
+            failure_reason=english(said) if said else reason,
+            failure_said=said,
         )
 
 
-def record_failure(task_id: int, *, stage: Stage, reason: str) -> None:
+def record_failure(task_id: int, *, stage: Stage, reason: str | Message) -> None:
     """``task_fail`` that survives a busy database: retried a few times, each on a fresh task row.
 
     If every try fails, the error propagates; the stage's lease then expires and the sweeper runs
@@ -130,9 +136,10 @@ def _run_body(
         log.info("task %s moved on while %s ran; nothing to do", task_id, stage)
     except ProviderError as error:
         if error.retryable and not final_attempt:
-            _warn(task_id, stage, f"{error.message} (retrying)", code=error.code)
+            retrying = message(gettext_noop("%(reason)s (retrying)"), reason=error.said or error.message)
+            _warn(task_id, stage, retrying, code=error.code)
             raise TransientStageError(error.message) from error
-        record_failure(task_id, stage=stage, reason=error.message)
+        record_failure(task_id, stage=stage, reason=error.said or error.message)
     except DatabaseError as error:
         if not leases.transient_database_error(error):
             _record_unexpected(task_id, stage, error)
@@ -144,7 +151,11 @@ def _run_body(
         _warn(
             task_id,
             stage,
-            f"Waiting for the database while {stage}: {reason}; retrying.",
+            message(
+                gettext_noop("Waiting for the database while %(stage)s: %(reason)s; retrying."),
+                stage=stage_word(stage),
+                reason=reason,
+            ),
             code="database_busy",
         )
         raise TransientStageError(reason) from error
@@ -157,11 +168,11 @@ def _record_unexpected(task_id: int, stage: Stage, error: Exception) -> None:
     record_failure(task_id, stage=stage, reason=f"{type(error).__name__}: {error}")
 
 
-def _warn(task_id: int, stage: Stage, message: str, *, code: str) -> None:
+def _warn(task_id: int, stage: Stage, said: Message, *, code: str) -> None:
     """A warning on the task's page, if the database takes it (it may be what is failing)."""
     try:
         Event.objects.create(
-            task_id=task_id, stage=stage, kind=Event.Kind.WARNING, message=message, data={"code": code}
+            task_id=task_id, stage=stage, kind=Event.Kind.WARNING, message=said, data={"code": code}
         )
     except DatabaseError as error:
         log.warning("task %s: could not record a warning: %s", task_id, error)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from researchapp.core.messages import Message, gettext_noop, intent_word, message
 from researchapp.models import ResearchTask, Stage, StaleState
 from researchapp.pipeline import runner
 from researchapp.pipeline.runner import wiring
@@ -30,23 +31,18 @@ Status = ResearchTask.Status
 def stage_plan(task: ResearchTask) -> None:
     if task.status == Status.SUBMITTED:
         wiring.check_configuration(task)
-        task.transition(Status.PLANNING, stage=Stage.PLANNING, message="Planning sub-questions.")
+        task.transition(
+            Status.PLANNING, stage=Stage.PLANNING, message=message(gettext_noop("Planning sub-questions."))
+        )
     if task.status != Status.PLANNING:
         return
     plan = runner.run_plan(task)
     coverage = runner.run_probe(task, plan)
     uncovered = sum(not c.covered for c in coverage)
-    message = f"Plan v{plan.version} ready: {plan.subquestions.count()} sub-questions ({plan.intent})."
-    if coverage and uncovered == len(coverage):
-        message += (
-            " The sources do not seem to cover this question: no sub-question found a relevant passage."
-        )
-    elif uncovered:
-        message += f" {uncovered} of {len(coverage)} sub-questions found no relevant passage."
     task.transition(
         Status.AWAITING_PLAN_REVIEW,
         stage=Stage.PLANNING,
-        message=message,
+        message=plan_ready_message(plan, len(coverage), uncovered),
         data={"plan": plan.pk, "uncovered": uncovered},
     )
     if task.auto_approve:
@@ -74,7 +70,9 @@ def collection_maybe_finish(task: ResearchTask) -> None:
     try:
         with transaction.atomic():
             task.transition(
-                Status.ANALYSING, stage=Stage.COLLECTING, message=f"Collection round {task.round} complete."
+                Status.ANALYSING,
+                stage=Stage.COLLECTING,
+                message=message(gettext_noop("Collection round %(round)s complete."), round=task.round),
             )
             enqueue(Job.ANALYSE, task.pk)
     except StaleState:
@@ -90,7 +88,9 @@ def stage_analyse(task: ResearchTask) -> None:
     reopen_empty_followups(task)
     thin = thin_subquestions(task)
     if thin and task.rounds_left and auto_followup_applies(task):
-        start_followup_round(task, thin, stage=Stage.ANALYSING, reason="too little evidence")
+        start_followup_round(
+            task, thin, stage=Stage.ANALYSING, reason=message(gettext_noop("too little evidence"))
+        )
         return
     evidence_gate(task)
 
@@ -101,16 +101,47 @@ def stage_write(task: ResearchTask) -> None:
     draft = runner.run_write(task)
     if draft.status == draft.Status.FAILED_CHECKS:
         problems = "; ".join(issue["message"] for issue in draft.check_issues[:3])
-        task_fail(
-            task,
-            stage=Stage.WRITING,
-            reason=f"quality_failed: draft v{draft.version} still fails its checks after "
-            f"{draft.revision} attempts: {problems}",
+        reason = message(
+            gettext_noop(
+                "quality_failed: draft v%(version)s still fails its checks after %(tries)s attempts: "
+                "%(problems)s"
+            ),
+            version=draft.version,
+            tries=draft.revision,
+            problems=problems,
         )
+        task_fail(task, stage=Stage.WRITING, reason=reason)
         return
-    message = f"Report draft v{draft.version} passed every check."
+    said = message(gettext_noop("Report draft v%(version)s passed every check."), version=draft.version)
     task.transition(
-        Status.AWAITING_REPORT_REVIEW, stage=Stage.WRITING, message=message, data={"draft": draft.pk}
+        Status.AWAITING_REPORT_REVIEW, stage=Stage.WRITING, message=said, data={"draft": draft.pk}
     )
     if task.auto_approve:
         report_approve(draft=draft, actor=None, note="auto-approved")
+
+
+def plan_ready_message(plan, probed: int, uncovered: int) -> Message:
+    """What the plan stage says when the plan waits: its size and intent, and how much of it a probe
+    search found no passage for."""
+    ready = message(
+        gettext_noop("Plan v%(version)s ready: %(count)s sub-questions (%(intent)s)."),
+        version=plan.version,
+        count=plan.subquestions.count(),
+        intent=intent_word(plan.intent),
+    )
+    if probed and uncovered == probed:
+        return message(
+            gettext_noop(
+                "%(ready)s The sources do not seem to cover this question: "
+                "no sub-question found a relevant passage."
+            ),
+            ready=ready,
+        )
+    if uncovered:
+        return message(
+            gettext_noop("%(ready)s %(uncovered)s of %(probed)s sub-questions found no relevant passage."),
+            ready=ready,
+            uncovered=uncovered,
+            probed=probed,
+        )
+    return ready

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from researchapp.core.messages import engine_word, gettext_noop, message, stage_word
 from researchapp.core.text import is_blank, visible_text
 from researchapp.models import Corpus, Event, ResearchTask, Stage
 from researchapp.pipeline import runner
@@ -77,14 +78,20 @@ def task_submit(
             stage=Status.SUBMITTED,
             kind=Event.Kind.PROGRESS,
             actor=owner,
-            message=f"Submitted ({engine} engine, {search_provider} search).",
+            message=message(
+                gettext_noop("Submitted (%(engine)s engine, %(search)s search)."),
+                engine=engine_word(engine),
+                search=engine_word(search_provider),
+            ),
         )
         enqueue(Job.PLAN, task.pk)
     return task
 
 
 def task_cancel(*, task: ResearchTask, actor: User | None) -> None:
-    task.transition(Status.CANCELLED, actor=actor, stage=task.status, message="Cancelled.")
+    task.transition(
+        Status.CANCELLED, actor=actor, stage=task.status, message=message(gettext_noop("Cancelled."))
+    )
 
 
 def task_resume(*, task: ResearchTask, actor: User | None) -> None:
@@ -102,9 +109,10 @@ def task_resume(*, task: ResearchTask, actor: User | None) -> None:
                 Status(stage.value),
                 actor=actor,
                 stage=stage,
-                message=f"Resumed at {stage.label}.",
+                message=message(gettext_noop("Resumed at %(stage)s."), stage=stage_word(stage)),
                 failed_stage="",
                 failure_reason="",
+                failure_said={},
             )
         elif task.is_stalled:
             stage = Stage(task.status) if task.status in Stage.values else Stage.PLANNING
@@ -112,7 +120,10 @@ def task_resume(*, task: ResearchTask, actor: User | None) -> None:
                 task_id=task.pk,
                 stage=stage,
                 actor=actor,
-                message=f"Resumed at {stage.label}: no stage was queued or running for the task.",
+                message=message(
+                    gettext_noop("Resumed at %(stage)s: no stage was queued or running for the task."),
+                    stage=stage_word(stage),
+                ),
                 data={},
             )
         else:

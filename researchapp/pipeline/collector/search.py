@@ -71,7 +71,7 @@ class _SearchOutcome:
 def search_warning(error: Exception, query: str) -> StageWarning:
     if isinstance(error, ProviderError):
         code = "rate_limited" if error.code == "rate_limited" or "429" in error.message else "search_failed"
-        return StageWarning(code=code, message=error.message, query=query)
+        return StageWarning(code=code, message=error.message, query=query, said=error.said)
     logger.exception("search provider raised an unexpected error for %r", query)
     return StageWarning(code="search_failed", message=f"{type(error).__name__}: {error}", query=query)
 
@@ -121,7 +121,9 @@ def _fetch(fetcher: Fetcher, ranked: _Ranked) -> Document | StageWarning:
     try:
         return fetcher.fetch(ranked.hit.url)
     except ProviderError as error:
-        return StageWarning(code=error.code, message=error.message, url=ranked.hit.url, query=ranked.query)
+        return StageWarning(
+            code=error.code, message=error.message, url=ranked.hit.url, query=ranked.query, said=error.said
+        )
     except Exception as error:  # a bug in one page's handling must not lose the others
         logger.exception("fetcher raised an unexpected error for %s", ranked.hit.url)
         return StageWarning(

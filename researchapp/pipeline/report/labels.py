@@ -96,6 +96,11 @@ class Labels:
     roles: Mapping[str, str] = field(default_factory=dict)
     notes: Mapping[str, str] = field(default_factory=dict)  # English note → this language's
     decisions: Mapping[str, str] = field(default_factory=dict)
+    engines: Mapping[str, str] = field(default_factory=dict)  # engine and search codes → names
+
+    def engine_name(self, code: str) -> str:
+        """An engine or a search provider ("extractive", "local") as this language names it."""
+        return self.engines.get(code, code)
 
     def role(self, role: str) -> str:
         return self.roles.get(role, role.capitalize())
@@ -193,6 +198,12 @@ EN = Labels(
     invented_sources="Invented sources.",
     not_in_ledger="not in the ledger",
     not_in_this_ledger="Not in this report’s ledger",
+    engines={
+        "extractive": "extractive",
+        "openai": "OpenAI-compatible",
+        "local": "local corpus",
+        "tavily": "Tavily",
+    },
     roles={
         "supports": "Says so",
         "contradicts": "Disagrees",
@@ -270,6 +281,7 @@ ZH = Labels(
     invented_sources="虚构的来源。",
     not_in_ledger="不在证据账本中",
     not_in_this_ledger="不在本报告的证据账本中",
+    engines={"extractive": "抽取式", "openai": "OpenAI 兼容模型", "local": "本地语料库", "tavily": "Tavily"},
     roles={
         "supports": "支持",
         "contradicts": "反对",
