@@ -120,7 +120,7 @@ def _filling_pick(
     asked: Sequence[str],
     weights: dict[str, float],
     aspects: frozenset[str],
-    avoid: dict[int, list[Span]],
+    avoid: Mapping[int, Sequence[Span]],
 ) -> _Pick | None:
     """The sentence that adds most of what the sub-question asks and no statement holds yet
     ("how tall" after "built in 1871"), from any quote, best-ranked evidence first on a tie."""

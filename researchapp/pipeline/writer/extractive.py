@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from researchapp.core.enums import FindingStatus, Resolution, Stance
 from researchapp.pipeline.report import WRITTEN_MARKER, report_bucket
+from researchapp.pipeline.report.structure import structure_in, structure_spans
 from researchapp.pipeline.text.relevance import GENERIC_TERMS, says_the_same
 from researchapp.pipeline.text.sentences import best_sentence, is_statement
 from researchapp.pipeline.text.tokens import tokenize
@@ -78,12 +79,13 @@ def _claim_for(finding: ReviewedFinding, terms: Sequence[str], bad_ids: set[int]
     if not kept:
         return None
     best = kept[0]
-    if finding.statement and finding.statement in best.quote:
+    if finding.statement and finding.statement in best.quote and not structure_in(finding.statement):
         start = best.quote.index(finding.statement)
         end = start + len(finding.statement)
     else:
+        # The best other sentence of the quote: one holding "[证据不足]" or "[E3]" is text, never a claim.
         wanted = list(dict.fromkeys([*tokenize(finding.statement), *terms]))
-        picked = best_sentence(best.quote, wanted)
+        picked = best_sentence(best.quote, wanted, avoid=structure_spans(best.quote))
         if picked is None:
             return None
         (start, end), _ = picked

@@ -94,27 +94,24 @@ def _contradicting(
     """Pairs of statements citing different sources, about one thing, that the judge calls
     contradicting. Their quotes are judged (a sentence alone may not name what it is about: "the
     company rates the battery for 6,000 cycles"), and what differs must be in the statements."""
-    anchors = {id(c): _anchor(c, evidence) for c in claims}
+    anchored = [(c, anchor) for c in claims if (anchor := _anchor(c, evidence)) is not None]
     pairs = []
-    for a, b in combinations(claims, 2):
-        anchor_a, anchor_b = anchors[id(a)], anchors[id(b)]
-        if anchor_a is None or anchor_b is None or anchor_a[0].source_id == anchor_b[0].source_id:
+    for (a, anchor_a), (b, anchor_b) in combinations(anchored, 2):
+        if anchor_a[0].source_id == anchor_b[0].source_id:
             continue
         if len(passage_topic(a.text) & passage_topic(b.text)) < MIN_SHARED:
             continue
-        pairs.append((a, b, Pair(evidence_side(anchor_a[0]), evidence_side(anchor_b[0]))))
+        pair = Pair(evidence_side(anchor_a[0]), evidence_side(anchor_b[0]))
+        pairs.append((a, b, anchor_a[1], anchor_b[1], pair))
     found = []
     verdicts = {id(j.pair): j for j in judge.judge([pair for *_, pair in pairs], usage=usage)}
-    for a, b, pair in pairs:
+    for a, b, where_a, where_b, pair in pairs:
         judgement = verdicts.get(id(pair))
         if judgement is None or judgement.verdict != CONTRADICT:
             continue
         within = all(
             not spans or any(s < end and start < e for s, e in spans)
-            for spans, (start, end) in (
-                (judgement.first_spans, anchors[id(a)][1]),
-                (judgement.second_spans, anchors[id(b)][1]),
-            )
+            for spans, (start, end) in ((judgement.first_spans, where_a), (judgement.second_spans, where_b))
         )
         if within:
             found.append((a, b))

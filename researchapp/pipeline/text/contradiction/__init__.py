@@ -17,13 +17,14 @@ from datetime import date
 from typing import Protocol
 
 from researchapp.pipeline.text.contradiction.dates import (
+    Date,
     dates_of,
     denied_date,
     disagreeing_dates,
     same_date_stated,
 )
 from researchapp.pipeline.text.contradiction.entities import names_in_one_slot
-from researchapp.pipeline.text.contradiction.numbers import denied_value, disagreeing_values, values_of
+from researchapp.pipeline.text.contradiction.numbers import Value, denied_value, disagreeing_values, values_of
 from researchapp.pipeline.text.contradiction.polarity import negated_word, opposite_change, refutation
 from researchapp.pipeline.text.contradiction.statements import (
     Statement,
@@ -120,8 +121,22 @@ def _reason(kind: str, pair: Pair, first: Sequence[Span], second: Sequence[Span]
     return f"{what[kind]}: “{_quoted(pair.first.text, first)}” vs “{_quoted(pair.second.text, second)}”"
 
 
+@dataclass(frozen=True)
+class _Passages:
+    """What the rules read once per pair: each passage's sentences, values and dates."""
+
+    a: tuple[Statement, ...]
+    b: tuple[Statement, ...]
+    values_a: list[Value]
+    values_b: list[Value]
+    dates_a: list[Date]
+    dates_b: list[Date]
+    one_date_each: bool
+    passages_share: int
+
+
 def _kind_of(
-    x: Statement, y: Statement, pair: Pair, context: dict[str, object]
+    x: Statement, y: Statement, pair: Pair, context: _Passages
 ) -> tuple[str, Sequence[Span], Sequence[Span]] | None:
     """The first kind of disagreement between two sentences, with the spans that differ."""
     # A figure one side gives and the other denies is its own evidence of one subject.
@@ -134,19 +149,19 @@ def _kind_of(
     shared = shared_topic(x, y)
     if not shared:
         return None
-    values = disagreeing_values(x, y, context["values_a"], context["values_b"], shared)
+    values = disagreeing_values(x, y, context.values_a, context.values_b, shared)
     if values:
         return "number", (values[0].span,), (values[1].span,)
     published = (pair.first.published, pair.second.published)
-    dates = disagreeing_dates(x, y, context["passages_share"], context["one_date_each"], published)
-    if dates and not same_date_stated(context["dates_b"], dates[0]):
-        if not same_date_stated(context["dates_a"], dates[1]):
+    dates = disagreeing_dates(x, y, context.passages_share, context.one_date_each, published)
+    if dates and not same_date_stated(context.dates_b, dates[0]):
+        if not same_date_stated(context.dates_a, dates[1]):
             return "date", (dates[0].span,), (dates[1].span,)
     for shape in (negated_word(x, y, shared), opposite_change(x, y, shared)):
         if shape:
             return "negation", shape[0], shape[1]
     for refuting, refuted_side, flipped in ((y, x, False), (x, y, True)):
-        near = context["b" if not flipped else "a"]
+        near = context.a if flipped else context.b
         found = refutation(refuted_side, refuting, shared, [s for s in near if s is not refuting][:2])
         if found:
             return ("negation", found[1], found[0]) if flipped else ("negation", found[0], found[1])
@@ -163,16 +178,16 @@ def judge_pair(pair: Pair) -> Judgement | None:
     a, b = statements_of(pair.first.text), statements_of(pair.second.text)
     dates_a = [d for s in a for d in dates_of(s, pair.first.published)]
     dates_b = [d for s in b for d in dates_of(s, pair.second.published)]
-    context: dict[str, object] = {
-        "a": a,
-        "b": b,
-        "values_a": [v for s in a for v in values_of(s)],
-        "values_b": [v for s in b for v in values_of(s)],
-        "dates_a": dates_a,
-        "dates_b": dates_b,
-        "one_date_each": len(dates_a) == 1 and len(dates_b) == 1,
-        "passages_share": len(pair.first.topic & pair.second.topic),
-    }
+    context = _Passages(
+        a,
+        b,
+        [v for s in a for v in values_of(s)],
+        [v for s in b for v in values_of(s)],
+        dates_a,
+        dates_b,
+        len(dates_a) == 1 and len(dates_b) == 1,
+        len(pair.first.topic & pair.second.topic),
+    )
     for x in a:
         for y in b:
             found = _kind_of(x, y, pair, context)

@@ -102,7 +102,9 @@ def _part(match: re.Match[str], name: str) -> int | None:
 def dates_of(statement: Statement, published: date | None = None) -> list[Date]:
     """The statement's dates, most specific first where two readings overlap; with the page's
     ``published`` date, the dates it gives relative to it too."""
-    text, found, taken = statement.text, [], []
+    text = statement.text
+    found: list[Date] = []
+    taken: list[Span] = []
     for pattern in _PATTERNS:
         for match in pattern.finditer(text, statement.start, statement.end):
             if any(s < match.end() and match.start() < e for s, e in taken):

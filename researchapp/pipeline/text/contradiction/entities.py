@@ -33,7 +33,7 @@ def _slot(statement: Statement, start: int, end: int) -> tuple[Slot, Slot]:
 
 
 def _neighbours(roots: list[str]) -> Slot:
-    return frozenset(tuple(sorted(pair)) for pair in zip(roots, roots[1:], strict=False))
+    return frozenset((min(a, b), max(a, b)) for a, b in zip(roots, roots[1:], strict=False))
 
 
 def _own_names(statement: Statement, other_passage: str) -> list[tuple[str, int, int]]:
