@@ -177,12 +177,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _figures(outcomes: list[Outcome], half: str) -> list[Figure]:
-    main_set = [o for o in outcomes if not o.same_host]
-    host_set = [o for o in outcomes if o.same_host or o.label == "none"]
+    return _flag_figures(outcomes, half) + _kind_figures(outcomes) + _report_figures(outcomes)
+
+
+def _flag_figures(outcomes: list[Outcome], half: str) -> list[Figure]:
+    """Precision and recall of the flag: main positives and same-host positives, each with the negatives."""
     figures = []
     for label, group, note in (
-        ("main", main_set, "the main positives with the negatives"),
-        ("same-host", host_set, "the same-host positives with the negatives"),
+        ("main", [o for o in outcomes if not o.same_host], "the main positives with the negatives"),
+        (
+            "same-host",
+            [o for o in outcomes if o.same_host or o.label == "none"],
+            "the same-host positives with the negatives",
+        ),
     ):
         precision, recall, caught, false, positives = precision_recall(group)
         figures += [
@@ -203,7 +210,13 @@ def _figures(outcomes: list[Outcome], half: str) -> list[Figure]:
                 note=f"{caught} of {positives}",
             ),
         ]
+    return figures
+
+
+def _kind_figures(outcomes: list[Outcome]) -> list[Figure]:
+    """Recall per kind of positive, and the negatives flagged per kind."""
     positives = [o for o in outcomes if o.label == "conflict"]
+    figures = []
     for kind in KINDS:
         of_kind = [o for o in positives if o.kind == kind]
         if not of_kind:
@@ -224,30 +237,27 @@ def _figures(outcomes: list[Outcome], half: str) -> list[Figure]:
         )
     negatives = Counter(o.kind for o in outcomes if o.label == "none" and o.false_flags)
     totals = Counter(o.kind for o in outcomes if o.label == "none")
-    figures.append(
-        Figure(
-            NAME,
-            "negatives flagged, by kind",
-            ", ".join(f"{kind} {negatives[kind]}/{totals[kind]}" for kind in sorted(totals)),
-        )
-    )
+    flagged = ", ".join(f"{kind} {negatives[kind]}/{totals[kind]}" for kind in sorted(totals))
+    return [*figures, Figure(NAME, "negatives flagged, by kind", flagged)]
+
+
+def _report_figures(outcomes: list[Outcome]) -> list[Figure]:
+    """What retrieval let through, what the reports state, and the tasks that failed at writing."""
+    positives = [o for o in outcomes if o.label == "conflict"]
     retrieved = [o for o in positives if o.both_retrieved]
-    opened = sum(o.both_opened for o in positives)
-    figures.append(
+    stated = sum(o.both_stated for o in outcomes)
+    failed = sum(o.status == "failed" and o.failed_stage == "writing" for o in outcomes)
+    other = Counter(o.status for o in outcomes if o.status not in ("approved",))
+    return [
         Figure(
             NAME,
             "positives with both sides retrieved",
             f"{len(retrieved)} of {len(positives)}",
             note=f"{sum(o.caught for o in retrieved)} of these caught; both sides' pages were opened in "
-            f"{opened}; {sum(o.by_other_side for o in positives)} caught with a side that only the pairing "
-            "stored (the other side of a disagreement with a passage that cleared the bar)",
-        )
-    )
-    stated = sum(o.both_stated for o in outcomes)
-    pair_stated = sum(o.pair_stated for o in outcomes)
-    failed = sum(o.status == "failed" and o.failed_stage == "writing" for o in outcomes)
-    other = Counter(o.status for o in outcomes if o.status not in ("approved",))
-    figures += [
+            f"{sum(o.both_opened for o in positives)}; {sum(o.by_other_side for o in positives)} caught "
+            "with a side that only the pairing stored (the other side of a disagreement with a passage "
+            "that cleared the bar)",
+        ),
         Figure(
             NAME,
             "reports stating both sides as fact",
@@ -259,7 +269,7 @@ def _figures(outcomes: list[Outcome], half: str) -> list[Figure]:
         Figure(
             NAME,
             "reports stating both files of the set's pair as fact",
-            f"{pair_stated} of {len(positives)}",
+            f"{sum(o.pair_stated for o in outcomes)} of {len(positives)}",
             note="the pairs no judge flagged: a disagreement nobody saw cannot be guarded against",
         ),
         Figure(
@@ -271,7 +281,6 @@ def _figures(outcomes: list[Outcome], half: str) -> list[Figure]:
             note=f"{len(outcomes)} tasks; not approved: {dict(other) or 'none'}",
         ),
     ]
-    return figures
 
 
 def run(args: argparse.Namespace) -> list[Figure]:
