@@ -8,6 +8,7 @@ approves a report by its key after reading a quote in the side panel (focus in, 
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from django.urls import reverse
 
 from researchapp.models import Plan, ResearchTask
 from researchapp.pipeline.planner.queries import queries_for_subquestion
+from researchapp.pipeline.runner.plan import subquestion_queries
 from researchapp.services.corpus import corpus_import
 from researchapp.services.submission import task_submit
 from tests.browser import WAIT_MS, chromium_page, log_in
@@ -86,8 +88,14 @@ def test_an_analyst_walks_the_plan_and_report_gates_by_hand_and_by_key(
         text = page.locator("#sq-0-text")
         text.fill(walk["rewrite"])
         text.press("Tab")
-        # then its queries are made again for the new text, and the field says so
-        expected = "\n".join(queries_for_subquestion(walk["question"], walk["rewrite"]))
+        # then its queries are made again for the new text, in the language the corpus is written in
+        # (the demo corpus is English: a Chinese question's queries search it in English), and the
+        # field says so
+        expected = "\n".join(subquestion_queries(task, walk["rewrite"]))
+        if language == "en":
+            assert expected == "\n".join(queries_for_subquestion(walk["question"], walk["rewrite"]))
+        else:
+            assert expected and not re.search("[\u4e00-\u9fff]", expected)
         wait_until(page, "expected => document.querySelector('#sq-0-queries').value === expected", expected)
         assert page.locator("#sq-0-queries-note").inner_text().strip()
 

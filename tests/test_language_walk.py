@@ -241,6 +241,8 @@ def data_strings(tasks: list[ResearchTask]) -> list[str]:
 # factories' warning event. And deep mode's step errors, which the loop still writes in English:
 # issue 19 item 7 (the trace read as sentences) rewrites them.
 OLD_ROWS = ["A page could not be fetched.", "unknown tool 'browse'", "Stopped: the tokens budget was reached"]
+# Addresses, also as Markdown escapes them (https\://), taken out whole before the data they hold.
+ADDRESSES = [r"https?\\?://\S*", r"corpus\\?://\S*"]
 ALLOWED = [
     r"'[^'\n]{1,80}'",  # words quoted from the question: 'Kestrel'
     r"\b[A-Z][A-Z_]+=\w+",  # a setting: RESEARCH_ENGINE=openai
@@ -248,8 +250,6 @@ ALLOWED = [
     r"SHA-256",
     r"snapshot\[start:end\]",
     r"\.(?:pdf|md|json|csv)\b",
-    r"https?://\S+",
-    r"corpus://\S+",
     r"\b[\w.-]+\.(?:example|test|com|org|net)\b",
     r"\b[ESFH]\d+\b",
     r"\bv\d+\b",
@@ -278,6 +278,8 @@ def foreign_words(text: str, data: list[str], language: str) -> list[str]:
     Blanks are made one space on both sides, and a run of words that is part of a source's text is
     data wherever a line cuts it (a PDF wraps a quote where it likes, between its citation marks)."""
     text = "\n".join(" ".join(line.split()) for line in text.splitlines())
+    for pattern in ADDRESSES:
+        text = re.sub(pattern, " ", text)
     for item in data:
         text = text.replace(" ".join(item.split()), " ")
     for pattern in ALLOWED:

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 
 from researchapp.core.messages import Message, gettext_noop, message, with_note
 from researchapp.models import Event, Gate, Plan, ResearchTask, SubQuestion
-from researchapp.pipeline.planner.queries import queries_for_subquestion
+from researchapp.pipeline.runner.plan import subquestion_queries
 from researchapp.services.audit import plan_diff, stored_plan_lines
 from researchapp.services.dispatch import Job, enqueue
 from researchapp.services.rounds import collection_enqueue
@@ -37,7 +37,7 @@ def queries_for(task: ResearchTask, text: str) -> tuple[str, ...]:
     """The queries the planner gives a sub-question reading ``text`` in this task's plan."""
     if not text.strip():
         return ()
-    return queries_for_subquestion(task.question, text, depth=task.depth)
+    return subquestion_queries(task, text)
 
 
 def locked_draft(plan: Plan, version_seen: int | None) -> Plan:

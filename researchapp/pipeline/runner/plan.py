@@ -16,7 +16,7 @@ from researchapp.pipeline.planner.checks import validated_plan
 from researchapp.pipeline.planner.extractive import plan_extractive
 from researchapp.pipeline.planner.feedback import read_feedback
 from researchapp.pipeline.planner.feedback_notes import feedback_notes
-from researchapp.pipeline.planner.queries import queries_in_language
+from researchapp.pipeline.planner.queries import queries_for_subquestion, queries_in_language
 from researchapp.pipeline.runner.rows import record_usage, record_warnings, subquestion_value
 from researchapp.pipeline.runner.wiring import collector_for, local_corpus, planner_for
 from researchapp.pipeline.text.crosslang import text_language
@@ -75,6 +75,16 @@ def revised_notes(
     reading = read_question(question)
     edits = read_feedback(reading, previous, feedback)
     return feedback_notes(reading, previous, edits, plan, by_rules=by_rules)
+
+
+def subquestion_queries(task: ResearchTask, text: str) -> tuple[str, ...]:
+    """The queries the planner gives a sub-question reading ``text`` in this task's plan, in the
+    language its searches run in: the plan gate's regenerated queries are the planner's own."""
+    planned = values.PlannedSubQuestion(
+        text, "", queries_for_subquestion(task.question, text, depth=task.depth)
+    )
+    plan = in_corpus_language(task, values.Plan(intent=Intent.DESCRIPTIVE, subquestions=(planned,)))
+    return plan.subquestions[0].queries
 
 
 def in_corpus_language(task: ResearchTask, plan: values.Plan) -> values.Plan:
