@@ -55,6 +55,9 @@ BENCHMARKS: list[tuple[str, str, list[str], int]] = [
         ["--data", f"{DATA}/claims/wice_dev.jsonl", "--half", "first"],
         60,
     ),
+    ("conflicts", "conflicts", ["--data", f"{DATA}/conflicts", "--half", "second"], 240),
+    ("conflicts_tuning_half", "conflicts", ["--data", f"{DATA}/conflicts", "--half", "first"], 240),
+    ("conflict_judges", "conflict_judges", ["--data", f"{DATA}/conflicts", "--half", "second"], 60),
     ("relevance", "relevance", ["--data", f"{DATA}/extraction", "--half", "second"], 90),
     ("relevance_tuning_half", "relevance", ["--data", f"{DATA}/extraction", "--half", "first"], 90),
     (

@@ -115,7 +115,8 @@ def test_it_flags_a_conflict_when_independent_sources_give_different_figures_for
         (1, Stance.SUPPORTS),
         (2, Stance.CONTRADICTS),
     }
-    assert conflict.key == "sq7:conflict:1-2"
+    # keyed by the passages' places, not by a sub-question: one disagreement, once per task
+    assert conflict.key == "conflict:1@0-78|2@0-70"
     # and neither disputed figure is stated as a supported fact
     assert not any(
         "42%" in f.statement or "35%" in f.statement for f in findings if f.status is FindingStatus.SUPPORTED
@@ -166,12 +167,16 @@ def test_it_does_not_flag_a_time_series_as_a_conflict() -> None:
     assert not any(f.status is FindingStatus.CONFLICT for f in analyse_extractive(ADOPTION, [one, two]))
 
 
-def test_it_does_not_flag_disagreement_within_one_cluster() -> None:
-    # given two pages of one host
+def test_it_flags_disagreement_within_one_cluster_too() -> None:
+    # given two pages of one host (one independence cluster) that disagree
     one = evidence(1, "42% of professional developers use Rust at work.", cluster="a", score=2.0)
     two = evidence(2, "35% of professional developers use Rust at work.", cluster="a")
-    # when / then
-    assert not any(f.status is FindingStatus.CONFLICT for f in analyse_extractive(ADOPTION, [one, two]))
+    # when
+    findings = analyse_extractive(ADOPTION, [one, two])
+    # then the disagreement is for review (clusters only weigh agreement), at medium confidence
+    (conflict,) = [f for f in findings if f.status is FindingStatus.CONFLICT]
+    assert conflict.confidence == "medium"
+    assert conflict.disagreement is not None and conflict.disagreement.kind == "number"
 
 
 def test_it_does_not_flag_a_source_that_states_both_figures() -> None:

@@ -7,7 +7,9 @@ from datetime import date
 
 import pytest
 
+from researchapp.pipeline.collector.clusters import cluster_sources
 from researchapp.pipeline.collector.local import LocalCorpus
+from researchapp.pipeline.values import Source
 from researchapp.providers.base import Document, ProviderError
 
 HEAT_PUMPS = Document(
@@ -134,3 +136,23 @@ def test_it_never_gives_a_heading_as_the_snippet() -> None:
     (hit,) = LocalCorpus([page]).search("heat pump energy review", max_results=1)
     # then
     assert hit.snippet == "The heat pump saved energy all winter."
+
+
+def test_a_folders_documents_are_each_their_own_voice_and_copies_still_join() -> None:
+    # given three documents of one imported folder (no url of their own), one a copy of another
+    text = " ".join(
+        f"Entry {n}: the Greywater Point keepers logged storm number {n} in the book." for n in range(9)
+    )
+    sources = [
+        Source(1, "corpus://notes-abc123/early.txt", "early", text, host="notes-abc123"),
+        Source(2, "corpus://notes-abc123/late.txt", "late", "The lighthouse was built in 1874. " * 8),
+        Source(3, "corpus://notes-abc123/copy.txt", "copy", text, host="notes-abc123"),
+        # two pages of one web site stay one voice
+        Source(4, "https://harbour.example/a", "a", "Ferries leave at noon. " * 8),
+        Source(5, "https://harbour.example/b", "b", "Ferries leave at dawn and at dusk. " * 8),
+    ]
+    # when
+    clusters = {source_id: label for source_id, (label, _) in cluster_sources(sources).items()}
+    # then
+    assert clusters[1] != clusters[2] and clusters[1] == clusters[3]
+    assert clusters[4] == clusters[5] != clusters[1]

@@ -24,6 +24,7 @@ class ModelStage(StrEnum):
     WRITE = "write"
     DEEP = "deep"  # deep mode's research loop, one call per turn
     HYPOTHESES = "hypotheses"
+    JUDGE = "judge"  # do two passages (or two statements of a report) disagree? one call per pair
 
 
 class Intent(StrEnum):

@@ -32,6 +32,11 @@ class Evidence(models.Model):
     # "what was searched" on a [证据不足] item, never as support for anything.
     clears_bar = models.BooleanField(default=True)
     round = models.PositiveSmallIntegerField(default=1)
+    # A passage that did not clear the relevance bar but disagrees with one that did: stored as the
+    # other side of that disagreement (the passage it disagrees with), so both reach the analyst.
+    paired_with = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="other_sides"
+    )
     # The analyst who selected this passage by hand at the evidence gate; empty for the pipeline's.
     added_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -43,6 +43,10 @@ class Finding(Decidable):
     # A derived finding (deep mode's ``calculate``): the code, each input (name, evidence id, which
     # number of its quote, value) and the result, so the report shows it and the checker re-reads it.
     calculation = models.JSONField(default=dict, blank=True)
+    # A conflict's kind ("number", "date", "entity", "negation"), the spans of each linked quote that
+    # differ ({"<evidence id>": [[start, end], ...]}, offsets into the quote), the judges' reason and
+    # which judges said so: what the evidence gate highlights, and what no report states as fact.
+    disagreement = models.JSONField(default=dict, blank=True)
 
     objects = FindingQuerySet.as_manager()
 

@@ -129,6 +129,19 @@ class EvidenceLink:
 
 
 @dataclass(frozen=True)
+class Disagreement:
+    """Why a ``conflict`` finding is one: the kind of disagreement ("number", "date", "entity",
+    "negation", or "" when a model judge did not say), the spans of each linked quote that differ
+    (evidence id → (start, end) offsets into its quote: what the evidence gate highlights), the
+    judges' reason and which judges said so ("rules", "model")."""
+
+    kind: str
+    spans: Mapping[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    reason: str = ""
+    judges: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ProposedFinding:
     """What analysis proposes. ``key`` is stable for the same input so re-runs upsert, not add."""
 
@@ -138,6 +151,7 @@ class ProposedFinding:
     statement: str
     confidence: str = ""  # "high" (2+ independent clusters agree), "medium" (one), "" (none)
     links: tuple[EvidenceLink, ...] = ()
+    disagreement: Disagreement | None = None  # a conflict's kind and differing spans
 
 
 @dataclass(frozen=True)
@@ -158,6 +172,7 @@ class ReviewedFinding:
     decided_by: str = ""  # who decided (a username), "" if nobody did
     decided_at: str = ""  # when, ISO 8601 in UTC
     searched: tuple[str, ...] = ()  # the sub-question's queries, every round's
+    disagreement: Disagreement | None = None  # a conflict's kind and the spans of each side that differ
 
 
 # --- write and check --------------------------------------------------------------------------

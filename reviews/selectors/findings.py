@@ -13,11 +13,19 @@ from dataclasses import dataclass, field
 from django.db.models import F, Prefetch, Value, prefetch_related_objects
 from django.db.models.functions import Greatest, Substr
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext_lazy
 
 from researchapp.core.enums import FindingStatus, Resolution, Stance
 from researchapp.models import Evidence, Finding, FindingEvidence, ResearchTask, Source, SubQuestion
 from reviews.selectors.passages import Paragraph, differing_spans, figures, marked_paragraphs
 
+# What a conflict's judges said differs, as the evidence gate names it.
+KIND_LABELS = {
+    "number": gettext_lazy("figures"),
+    "date": gettext_lazy("dates"),
+    "entity": gettext_lazy("names"),
+    "negation": gettext_lazy("one says it is so, the other that it is not"),
+}
 CONTEXT_CHARS = 600  # of the snapshot either side of a quote, cut in the database
 CLOSEST_SHOWN = 5  # closest passages shown on a [证据不足] item
 SOURCE_CHOICES = 200  # stored sources offered for adding evidence by hand
@@ -107,6 +115,15 @@ class FindingItem:
         return next((side for side in self.sides if side.kept), None)
 
     @property
+    def kind(self) -> str:
+        """What differs, as the judges read it ("" for a conflict stored without it)."""
+        return KIND_LABELS.get((self.finding.disagreement or {}).get("kind", ""), "")
+
+    @property
+    def judged_by(self) -> str:
+        return (self.finding.disagreement or {}).get("reason", "")
+
+    @property
     def shared_clusters(self) -> bool:
         """Both sides quote one independence cluster (copies of one page, or pages of one host)."""
         return len(self.sides) == 2 and bool(self.sides[0].clusters & self.sides[1].clusters)
@@ -154,10 +171,10 @@ def _links_prefetch() -> Prefetch:
     return Prefetch("links", queryset=links)
 
 
-def _in_context(link: FindingEvidence, other_side: set) -> QuoteInContext:
+def _in_context(link: FindingEvidence, other_side: set, judged: list | None = None) -> QuoteInContext:
     evidence = link.evidence
     start = evidence.start - link.window_start
-    differs = differing_spans(evidence.quote, other_side)
+    differs = [tuple(span) for span in judged] if judged else differing_spans(evidence.quote, other_side)
     paragraphs = marked_paragraphs(
         link.window,
         start,
@@ -170,12 +187,20 @@ def _in_context(link: FindingEvidence, other_side: set) -> QuoteInContext:
     return QuoteInContext(link=link, paragraphs=paragraphs, differs=bool(differs))
 
 
-def _sides(supports: list[FindingEvidence], contradicts: list[FindingEvidence]) -> list[Side]:
+def _sides(
+    supports: list[FindingEvidence], contradicts: list[FindingEvidence], judged: dict[str, list] | None = None
+) -> list[Side]:
+    """Both sides; in each quote, the spans the judges said differ (``Finding.disagreement``), or
+    for a conflict stored without them, the figures the other side does not state."""
     said = figures(link.evidence.quote for link in supports)
     denied = figures(link.evidence.quote for link in contradicts)
+
+    def quote(link: FindingEvidence, other: set) -> QuoteInContext:
+        return _in_context(link, other, (judged or {}).get(str(link.evidence_id)))
+
     return [
-        Side(Stance.SUPPORTS, "A", "pick_supports", [_in_context(link, denied) for link in supports]),
-        Side(Stance.CONTRADICTS, "B", "pick_contradicts", [_in_context(link, said) for link in contradicts]),
+        Side(Stance.SUPPORTS, "A", "pick_supports", [quote(link, denied) for link in supports]),
+        Side(Stance.CONTRADICTS, "B", "pick_contradicts", [quote(link, said) for link in contradicts]),
     ]
 
 
@@ -231,7 +256,9 @@ def findings_for_review(task: ResearchTask, *, with_sources: bool = False) -> Fi
             finding=finding,
             supports=supports,
             contradicts=contradicts,
-            sides=_sides(supports, contradicts) if status == FindingStatus.CONFLICT else [],
+            sides=_sides(supports, contradicts, (finding.disagreement or {}).get("spans"))
+            if status == FindingStatus.CONFLICT
+            else [],
             gap=contexts.get(finding.subquestion_id) if status == FindingStatus.INSUFFICIENT else None,
         )
         if status == FindingStatus.SUPPORTED and not finding.resolution and finding.resolved_at:

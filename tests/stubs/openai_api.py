@@ -237,6 +237,8 @@ def default_responder(request: dict[str, Any]) -> str:
         answer = _support_answer(prompt)
     elif stage == "hypotheses":
         answer = _hypotheses_answer(prompt)
+    elif stage == "judge":
+        answer = {"verdict": "unrelated", "reason": "The stub reads no disagreement."}
     else:
         answer = {}
     return json.dumps(answer, ensure_ascii=False)

@@ -6,15 +6,23 @@ implement ``Analyser``; the runner picks one per task.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from researchapp.pipeline.values import Evidence, ProposedFinding, SubQuestion, UsageLog
 
 
 class Analyser(Protocol):
+    """``disputed``: per evidence id, the spans of its quote that state a side of a disagreement
+    the task's judge found (``analyser.disputes``): no supported statement may state one."""
+
     name: str
 
     def analyse(
-        self, subquestion: SubQuestion, evidence: Sequence[Evidence], *, usage: UsageLog
+        self,
+        subquestion: SubQuestion,
+        evidence: Sequence[Evidence],
+        *,
+        usage: UsageLog,
+        disputed: Mapping[int, Sequence[tuple[int, int]]] | None = None,
     ) -> list[ProposedFinding]: ...

@@ -1,25 +1,25 @@
 """The extractive analysis: findings from passages without a model.
 
-A finding's statement is always a verbatim sentence of a quote (or, for a conflict, names the
-two figures verbatim), so the writer can cite it without rewording anything. Disagreements
-are found by ``conflicts.find_conflicts``.
+A finding's statement is always a verbatim sentence of a quote (or, for a conflict, names what
+the two sides say verbatim), so the writer can cite it without rewording anything. Disagreements
+are found across the whole task (``disputes``, judged by ``text.contradiction``); a supported
+statement never states a disputed span.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from researchapp.core.enums import FindingStatus, Stance
-from researchapp.pipeline.analyser.conflicts import (
-    Conflict,
-    cluster_of,
-    conflict_statement,
+from researchapp.pipeline.analyser.disputes import (
+    conflict_finding,
     disputed_spans,
-    find_conflicts,
-    ranked,
+    find_disputes,
+    in_scope,
 )
 from researchapp.pipeline.text.aspects import dimension_vocabulary, dimensions_of
+from researchapp.pipeline.text.contradiction import RuleJudge
 from researchapp.pipeline.text.relevance import (
     GENERIC_TERMS,
     aspect_terms,
@@ -27,13 +27,7 @@ from researchapp.pipeline.text.relevance import (
     subquestion_terms,
     term_weights,
 )
-from researchapp.pipeline.text.sentences import (
-    CLOSING,
-    FULL_STOPS,
-    best_sentence,
-    is_heading_line,
-    split_sentences,
-)
+from researchapp.pipeline.text.sentences import best_sentence, is_heading_line, is_statement, split_sentences
 from researchapp.pipeline.text.tokens import Span, cjk_count, tokenize
 from researchapp.pipeline.values import Evidence, EvidenceLink, ProposedFinding, SubQuestion, UsageLog
 
@@ -41,7 +35,16 @@ INSUFFICIENT_MARK = "[证据不足]"
 MAX_SUPPORTED = 4
 
 
-def _confidence(items: Sequence[Evidence]) -> str:
+def cluster_of(item: Evidence) -> str:
+    """Independence cluster; evidence without one stands alone as its own source."""
+    return item.cluster or f"s{item.source_id}"
+
+
+def ranked(evidence: Sequence[Evidence]) -> list[Evidence]:
+    return sorted(evidence, key=lambda item: (-item.score, item.id))
+
+
+def confidence_of(items: Sequence[Evidence]) -> str:
     return "high" if len({cluster_of(item) for item in items}) >= 2 else "medium"
 
 
@@ -94,20 +97,20 @@ class _Findings:
                 subquestion_id=self.subquestion.id,
                 status=FindingStatus.SUPPORTED,
                 statement=statement,
-                confidence=_confidence(links),
+                confidence=confidence_of(links),
                 links=tuple(EvidenceLink(item.id, Stance.SUPPORTS) for item in links),
             )
         )
 
 
 def _sentences(item: Evidence, avoid: Sequence[Span]) -> list[Span]:
-    """Whole sentences of a quote that state no disputed figure and are not headings."""
+    """Statements of a quote (whole sentences the writer can state) that state nothing disputed."""
     return [
         (start, end)
         for start, end in split_sentences(item.quote)
         if not is_heading_line(item.quote[start:end])
         and not any(s < end and start < e for s, e in avoid)
-        and item.quote[start:end].rstrip(CLOSING).endswith(FULL_STOPS)
+        and is_statement(item.quote, (start, end))
     ]
 
 
@@ -117,7 +120,7 @@ def _filling_pick(
     asked: Sequence[str],
     weights: dict[str, float],
     aspects: frozenset[str],
-    avoid: dict[int, list[Span]],
+    avoid: Mapping[int, Sequence[Span]],
 ) -> _Pick | None:
     """The sentence that adds most of what the sub-question asks and no statement holds yet
     ("how tall" after "built in 1871"), from any quote, best-ranked evidence first on a tie."""
@@ -139,10 +142,11 @@ def _filling_pick(
 
 
 def supported_findings(
-    subquestion: SubQuestion, evidence: Sequence[Evidence], conflicts: Sequence[Conflict]
+    subquestion: SubQuestion, evidence: Sequence[Evidence], avoid: Mapping[int, Sequence[Span]]
 ) -> list[ProposedFinding]:
     """1. Pick each evidence's sentence that best answers the sub-question (one using the
-       words of the dimension asked, if any) and states no disputed figure.
+       words of the dimension asked, if any), states nothing disputed (``avoid``: spans per
+       evidence id) and is a statement the writer can state (``is_statement``).
     2. The first finding is the best pick: sentences naming what is asked (the aspect) first,
        then evidence score.
     3. Each next finding is the sentence, from any quote, that adds most of the sub-question's
@@ -155,7 +159,6 @@ def supported_findings(
     terms = [term for term in subquestion_terms(subquestion) if term not in GENERIC_TERMS]
     asked = [term for term in dict.fromkeys(tokenize(subquestion.text)) if term not in GENERIC_TERMS]
     aspects = dimension_vocabulary(dimensions_of(subquestion)) or frozenset(aspect_terms(subquestion))
-    avoid = disputed_spans(conflicts)
     items = ranked(evidence)
     weights = term_weights([item.quote for item in evidence], terms)
     picks: list[_Pick] = []
@@ -163,7 +166,7 @@ def supported_findings(
         picked = best_sentence(
             item.quote, terms, avoid=avoid.get(item.id, ()), weights=weights, prefer=aspects
         )
-        if picked is not None:
+        if picked is not None and is_statement(item.quote, picked[0]):
             span, matched = picked
             sentence = item.quote[span[0] : span[1]]
             picks.append(
@@ -212,35 +215,38 @@ def rejected_analysis(subquestion: SubQuestion, reason: str) -> ProposedFinding:
     )
 
 
-def analyse_extractive(subquestion: SubQuestion, evidence: Sequence[Evidence]) -> list[ProposedFinding]:
+def analyse_extractive(
+    subquestion: SubQuestion,
+    evidence: Sequence[Evidence],
+    *,
+    disputed: Mapping[int, Sequence[Span]] | None = None,
+) -> list[ProposedFinding]:
     """Findings for one sub-question: supported statements first, then disagreements.
 
-    A dimension sub-question (cost, performance, ...) reports only disagreements about what
-    belongs to its dimension: an efficiency dispute is a performance finding, not a cost one.
-    No evidence gives a single ``insufficient`` finding, shown to analysts as [证据不足].
+    In a task, disagreements are found across all its sub-questions first and ``disputed`` holds
+    the spans no statement may state (the runner stores the conflicts once). Without it (one
+    sub-question on its own), the sub-question's own evidence is judged by rule here, and a
+    dimension sub-question (cost, performance, ...) reports only disagreements about what belongs
+    to its dimension. No evidence gives a single ``insufficient`` finding, shown as [证据不足].
     """
     if not evidence:
         return [insufficient_finding(subquestion)]
-    conflicts = find_conflicts(evidence, dimensions_of(subquestion))
-    chinese = cjk_count(subquestion.text) >= 2
-    drafts = supported_findings(subquestion, evidence, conflicts)
-    for conflict in conflicts:
-        links = tuple(EvidenceLink(item.id, Stance.SUPPORTS) for item in conflict.first) + tuple(
-            EvidenceLink(item.id, Stance.CONTRADICTS) for item in conflict.second
-        )
-        drafts.append(
-            ProposedFinding(
-                key=f"sq{subquestion.id}:conflict:{'-'.join(str(i) for i in conflict.ids)}",
-                subquestion_id=subquestion.id,
-                status=FindingStatus.CONFLICT,
-                statement=conflict_statement(conflict, chinese=chinese),
-                confidence=_confidence(conflict.first),
-                links=links,
+    conflicts: list[ProposedFinding] = []
+    if disputed is None:
+        disputes = [
+            d for d in find_disputes(evidence, RuleJudge(), usage=UsageLog()) if in_scope(d, subquestion)
+        ]
+        disputed = disputed_spans(disputes, evidence)
+        by_id = {item.id: item for item in evidence}
+        chinese = cjk_count(subquestion.text) >= 2
+        for dispute in disputes:
+            ids = {side.place: side.evidence_id for side in dispute.sides if side.evidence_id is not None}
+            first = [by_id[side.evidence_id] for side in dispute.first if side.evidence_id in by_id]
+            conflicts.append(
+                conflict_finding(dispute, subquestion, ids, chinese=chinese, confidence=confidence_of(first))
             )
-        )
-    if not drafts:
-        return [insufficient_finding(subquestion)]
-    return drafts
+    drafts = supported_findings(subquestion, evidence, disputed) + conflicts
+    return drafts or [insufficient_finding(subquestion)]
 
 
 class ExtractiveAnalyser:
@@ -250,6 +256,11 @@ class ExtractiveAnalyser:
     name = "extractive"
 
     def analyse(
-        self, subquestion: SubQuestion, evidence: Sequence[Evidence], *, usage: UsageLog
+        self,
+        subquestion: SubQuestion,
+        evidence: Sequence[Evidence],
+        *,
+        usage: UsageLog,
+        disputed: Mapping[int, Sequence[Span]] | None = None,
     ) -> list[ProposedFinding]:
-        return analyse_extractive(subquestion, evidence)
+        return analyse_extractive(subquestion, evidence, disputed=disputed)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from researchapp.core.enums import FindingStatus, Stance
@@ -76,7 +76,12 @@ class ModelAnalyser(structured.ModelStage):
         self.support_model = support_model or model
 
     def analyse(
-        self, subquestion: SubQuestion, evidence: Sequence[Evidence], *, usage: UsageLog
+        self,
+        subquestion: SubQuestion,
+        evidence: Sequence[Evidence],
+        *,
+        usage: UsageLog,
+        disputed: Mapping[int, Sequence[tuple[int, int]]] | None = None,
     ) -> list[ProposedFinding]:
         if not evidence:
             # Nothing to read: saying so needs no model, and a model asked anyway tends to guess.
@@ -95,8 +100,28 @@ class ModelAnalyser(structured.ModelStage):
         checked = judge_support(
             self.client, model=self.support_model, findings=checked, evidence=evidence, usage=usage
         )
+        # A supported statement that repeats a disputed side's words is the task's conflict finding's
+        # to report, not a fact.
+        checked = [f for f in checked if not states_disputed(f, evidence, disputed or {})]
         # The model found nothing relevant in the passages: that is an evidence gap, not silence.
         return checked or [insufficient_finding(subquestion)]
+
+
+def states_disputed(
+    finding: ProposedFinding, evidence: Sequence[Evidence], disputed: Mapping[int, Sequence[tuple[int, int]]]
+) -> bool:
+    """A supported finding whose statement holds the words of a disputed span of a quote it cites."""
+    if finding.status is not FindingStatus.SUPPORTED:
+        return False
+    by_id = {item.id: item for item in evidence}
+    statement = " ".join(finding.statement.lower().split())
+    return any(
+        " ".join(by_id[link.evidence_id].quote[start:end].lower().split()) in statement
+        for link in finding.links
+        if link.evidence_id in by_id
+        for start, end in disputed.get(link.evidence_id, ())
+        if end - start >= 3
+    )
 
 
 def analyse_messages(subquestion: SubQuestion, evidence: Sequence[Evidence]) -> list[structured.Message]:

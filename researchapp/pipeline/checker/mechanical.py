@@ -197,8 +197,12 @@ def check_draft(draft: Draft, brief: Brief, ledger: Ledger) -> list[CheckIssue]:
         for figure in document_from_json(dict(draft.document)).computed:
             issues += computed_problems(figure, evidence, snapshots)
     claimed_sections = {claim.section for claim in draft.claims if claim.evidence_ids}
+    # A statement the writer's guard moved to the disputed findings still covers its sub-question.
+    disputed_ids = {i for claim in draft.claims if claim.section == "disputed" for i in claim.evidence_ids}
     for subquestion in subquestions:
-        if str(subquestion.id) in claimed_sections:
+        if str(subquestion.id) in claimed_sections or _reported_as_disputed(
+            subquestion.id, findings, disputed_ids
+        ):
             continue
         # A finding whose sentence an earlier section already states is covered by that claim.
         if stated_elsewhere(subquestion.id, findings, draft.claims):
@@ -217,6 +221,15 @@ def check_draft(draft: Draft, brief: Brief, ledger: Ledger) -> list[CheckIssue]:
                 )
             )
     return issues
+
+
+def _reported_as_disputed(subquestion_id: int, findings: Sequence, disputed_ids: set[int]) -> bool:
+    return any(
+        link.evidence_id in disputed_ids
+        for finding in findings
+        if finding.subquestion_id == subquestion_id
+        for link in finding.links
+    )
 
 
 class MechanicalChecker:

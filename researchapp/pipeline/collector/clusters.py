@@ -71,7 +71,15 @@ def _near_copies(a: frozenset[int], b: frozenset[int]) -> bool:
     return shared / len(a | b) >= _JACCARD_COPY or shared / min(len(a), len(b)) >= _CONTAINMENT_COPY
 
 
+LOCAL_SCHEME = "corpus://"  # a document of an imported folder named by its file (``services.corpus``)
+
+
 def _site(source: Source) -> str:
+    """Who speaks: a web page's site; a local document's own file. A folder imported as a corpus
+    is not one source: documents without a ``url:`` of their own are named ``corpus://NAME/file``,
+    and each file speaks for itself (one with a ``url:`` front matter speaks as that site)."""
+    if source.url.lower().startswith(LOCAL_SCHEME):
+        return source.url
     host = (source.host or url_host(source.url)).lower()
     return host.removeprefix("www.")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -9,18 +10,21 @@ from django.conf import settings
 from django.db import transaction
 
 from researchapp.core.enums import FindingStatus
-from researchapp.models import Finding, FindingEvidence, ResearchTask, SubQuestion
+from researchapp.models import Event, Finding, FindingEvidence, ResearchTask, Stage, SubQuestion
 from researchapp.pipeline import values
 from researchapp.pipeline.analyser import Analyser
+from researchapp.pipeline.analyser.disputes import CONFLICT_KEY, disputed_spans
 from researchapp.pipeline.analyser.extractive import rejected_analysis
 from researchapp.pipeline.deep.tools import DERIVED_KEY
+from researchapp.pipeline.runner.disputes import conflicts_of, judge_task, store_conflicts
 from researchapp.pipeline.runner.rows import (
     approved_subquestions,
     evidence_value,
     record_usage,
     subquestion_value,
 )
-from researchapp.pipeline.runner.wiring import analyser_for
+from researchapp.pipeline.runner.wiring import analyser_for, judge_for
+from researchapp.pipeline.text.tokens import Span
 from researchapp.pipeline.values import EvidenceLink, ProposedFinding, UsageLog
 from researchapp.providers.base import ProviderError
 
@@ -28,20 +32,30 @@ CLOSEST_LINKS = 3
 
 
 def run_analyse(task: ResearchTask) -> None:
-    """Upsert findings for every sub-question collected in this round.
+    """Upsert the task's disagreements, then the findings of every sub-question collected in this round.
 
-    1. Load each sub-question's evidence. 2. Analyse the sub-questions concurrently (model calls
-    wait on the network, and they are independent). 3. Store what each returned; if any failed,
-    the others' findings are kept and the first error is raised.
+    1. Judge the whole task's passages for disagreements, once per task (``disputes``), and store
+       them as conflict findings. 2. Load each sub-question's evidence (with the other sides the
+       judging stored). 3. Analyse the sub-questions concurrently (model calls wait on the network,
+       and they are independent), each told the spans in dispute. 4. Store what each returned; if
+       any failed, the others' findings are kept and the first error is raised.
 
     Unresolved findings the new analysis no longer proposes are superseded (deleted); findings an
     analyst already decided are kept as they are: decisions are never undone by a re-run.
     """
     analyser = analyser_for(task)
     usage = UsageLog()
+    subquestions = approved_subquestions(task)
+    try:
+        disputes, judged = judge_task(task, judge_for(task), usage)
+        store_conflicts(task, conflicts_of(disputes, judged, subquestions))
+    except Exception:
+        record_usage(task, usage)
+        raise
+    note_rejected_judgements(task, usage)
     inputs = [
         (subquestion, [evidence_value(e) for e in subquestion.evidence.select_related("source")])
-        for subquestion in approved_subquestions(task)
+        for subquestion in subquestions
         if subquestion.collected_round == task.round
     ]
     errors: list[Exception] = []
@@ -52,7 +66,14 @@ def run_analyse(task: ResearchTask) -> None:
                 (
                     subquestion,
                     evidence,
-                    pool.submit(analyse_one, analyser, subquestion_value(subquestion), evidence, usage),
+                    pool.submit(
+                        analyse_one,
+                        analyser,
+                        subquestion_value(subquestion),
+                        evidence,
+                        usage,
+                        disputed_spans(disputes, evidence),
+                    ),
                 )
                 for subquestion, evidence in inputs
             ]
@@ -67,14 +88,33 @@ def run_analyse(task: ResearchTask) -> None:
         raise errors[0]
 
 
+def note_rejected_judgements(task: ResearchTask, usage: UsageLog) -> None:
+    """A pair whose model judgement was rejected twice keeps the rules' judgement alone: said on
+    the task's record, where an analyst reads warnings."""
+    rejected = sum(1 for call in usage.calls if call.stage == "judge" and not call.ok) // 2
+    if rejected:
+        Event.objects.create(
+            task=task,
+            stage=Stage.ANALYSING,
+            kind=Event.Kind.WARNING,
+            message=f"The model's judgement of {rejected} pair(s) of passages was rejected twice; "
+            "the rules' judgement of those pairs stands.",
+            data={"code": "malformed_output"},
+        )
+
+
 def analyse_one(
-    analyser: Analyser, subquestion: values.SubQuestion, evidence: list[values.Evidence], usage: UsageLog
+    analyser: Analyser,
+    subquestion: values.SubQuestion,
+    evidence: list[values.Evidence],
+    usage: UsageLog,
+    disputed: Mapping[int, Sequence[Span]] | None = None,
 ) -> list[ProposedFinding]:
     """Analyse what cleared the relevance bar; a model answer rejected twice becomes an item to
     decide at the evidence gate, not a failed task."""
     relevant = [item for item in evidence if item.clears_bar]
     try:
-        return analyser.analyse(subquestion, relevant, usage=usage)
+        return analyser.analyse(subquestion, relevant, usage=usage, disputed=disputed or {})
     except ProviderError as error:
         if error.code != "malformed_output":
             raise
@@ -103,8 +143,11 @@ def store_findings(task: ResearchTask, subquestion: SubQuestion, proposed: list[
         # Undecided means no resolution and nobody's hand on it: an item an analyst answered with
         # evidence added by hand is supported, unresolved, and decided (``resolved_at``).
         undecided = Finding.objects.filter(subquestion=subquestion, resolution="", resolved_at__isnull=True)
-        # A figure deep mode's loop computed is not analysis's to drop (``pipeline.deep.tools``).
-        undecided.exclude(key__in=keys).exclude(key__startswith=DERIVED_KEY).delete()
+        # A figure deep mode's loop computed is not analysis's to drop (``pipeline.deep.tools``), nor
+        # is a disagreement of the whole task (``disputes.store_conflicts`` keeps those).
+        undecided.exclude(key__in=keys).exclude(key__startswith=DERIVED_KEY).exclude(
+            key__startswith=CONFLICT_KEY
+        ).delete()
         for item in proposed:
             finding, created = Finding.objects.get_or_create(
                 subquestion=subquestion,

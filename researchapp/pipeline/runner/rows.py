@@ -72,6 +72,22 @@ def finding_value(row: Finding) -> values.ReviewedFinding:
         decided_by=row.resolved_by.get_username() if row.resolved_by else "",
         decided_at=row.resolved_at.astimezone(UTC).isoformat() if row.resolved_at else "",
         searched=tuple(dict.fromkeys([*subquestion.queries, *subquestion.followup_queries])),
+        disagreement=disagreement_value(row.disagreement),
+    )
+
+
+def disagreement_value(data: dict | None) -> values.Disagreement | None:
+    """A conflict's stored kind, differing spans (by evidence id), reason and judges."""
+    if not data:
+        return None
+    return values.Disagreement(
+        kind=str(data.get("kind", "")),
+        spans={
+            int(evidence_id): tuple((int(s), int(e)) for s, e in spans)
+            for evidence_id, spans in (data.get("spans") or {}).items()
+        },
+        reason=str(data.get("reason", "")),
+        judges=tuple(str(j) for j in data.get("judges", ())),
     )
 
 

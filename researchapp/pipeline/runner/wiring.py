@@ -20,6 +20,7 @@ from researchapp.models import CorpusDocument, ResearchTask
 from researchapp.pipeline.analyser import Analyser
 from researchapp.pipeline.analyser.extractive import ExtractiveAnalyser
 from researchapp.pipeline.analyser.hypotheses import ModelHypothesisProposer
+from researchapp.pipeline.analyser.judge_model import ModelJudge
 from researchapp.pipeline.analyser.model import ModelAnalyser
 from researchapp.pipeline.checker import Checker
 from researchapp.pipeline.checker.mechanical import MechanicalChecker
@@ -29,6 +30,7 @@ from researchapp.pipeline.planner import Planner
 from researchapp.pipeline.planner.extractive import ExtractivePlanner
 from researchapp.pipeline.planner.fallback import FallbackPlanner
 from researchapp.pipeline.planner.model import ModelPlanner
+from researchapp.pipeline.text.contradiction import DisagreementJudge, RuleJudge
 from researchapp.pipeline.writer import Writer
 from researchapp.pipeline.writer.extractive import ExtractiveWriter
 from researchapp.pipeline.writer.fallback import FallbackWriter
@@ -80,6 +82,15 @@ def analyser_for(task: ResearchTask) -> Analyser:
         return ExtractiveAnalyser()
     support_model = registry.chat_model(ModelStage.SUPPORT)
     return ModelAnalyser(chat.client, model=chat.model, support_model=support_model)
+
+
+def judge_for(task: ResearchTask) -> DisagreementJudge:
+    """Do two passages disagree? The rules; with a model, the model too, on the pairs the rules
+    flag and on those they pass (``OPENAI_MODEL_JUDGE``, else ``OPENAI_MODEL``)."""
+    chat = model_for(task, ModelStage.JUDGE)
+    if chat is None:
+        return RuleJudge()
+    return ModelJudge(chat.client, model=chat.model, rules=RuleJudge())
 
 
 def writer_for(task: ResearchTask) -> Writer:

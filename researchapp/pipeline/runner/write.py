@@ -24,8 +24,10 @@ from researchapp.pipeline.runner.rows import (
     record_usage,
     subquestion_value,
 )
-from researchapp.pipeline.runner.wiring import checker_for, writer_for
+from researchapp.pipeline.runner.wiring import checker_for, judge_for, writer_for
+from researchapp.pipeline.text.contradiction import DisagreementJudge
 from researchapp.pipeline.writer import Writer
+from researchapp.pipeline.writer.guard import guard_draft
 from researchapp.pipeline.writer.render import with_computed, with_hypotheses
 
 
@@ -134,6 +136,7 @@ def run_write(task: ResearchTask) -> ReportDraft:
     """
     inputs = write_inputs(task)
     writer = writer_for(task)
+    judge = judge_for(task)
     feedback: list[values.CheckIssue] = []
     previous = task.drafts.filter(write_pass=task.write_pass - 1).order_by("-revision").first()
     if previous:
@@ -142,7 +145,7 @@ def run_write(task: ResearchTask) -> ReportDraft:
     for revision in range(1, task.max_revisions + 2):
         stored = task.drafts.filter(write_pass=task.write_pass, revision=revision).first()
         if stored is None:
-            stored = write_revision(task, writer, inputs, revision=revision, feedback=feedback)
+            stored = write_revision(task, writer, inputs, revision=revision, feedback=feedback, judge=judge)
         if stored.status != ReportDraft.Status.FAILED_CHECKS:  # checked, and perhaps decided since
             break
         # Every issue so far, so a claim dropped in one revision does not come back in the next.
@@ -157,12 +160,15 @@ def write_revision(
     *,
     revision: int,
     feedback: list[values.CheckIssue],
+    judge: DisagreementJudge,
 ) -> ReportDraft:
-    """Write one revision (with the feedback so far), add the report's hypotheses and computed
-    figures, check it against the ledger, and store it with its issues."""
+    """Write one revision (with the feedback so far), keep both sides of a dispute out of its
+    statements of fact (``writer.guard``), add the report's hypotheses and computed figures, check
+    it against the ledger, and store it with its issues."""
     usage = values.UsageLog()
     try:
         draft = writer.write(replace(inputs.brief, feedback=tuple(feedback)), usage=usage)
+        draft = guard_draft(draft, inputs.brief.findings, judge, usage)
     finally:
         record_usage(task, usage)
     if writer.note:  # another writer stood in (the model's answer was rejected twice): say so

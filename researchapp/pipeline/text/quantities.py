@@ -39,17 +39,21 @@ class Quantity:
 _SCALES = {
     "thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9,
     "b": 1e9, "trillion": 1e12, "tn": 1e12, "万": 1e4, "亿": 1e8, "千": 1e3, "百万": 1e6,
+    "lakh": 1e5, "lakhs": 1e5, "crore": 1e7, "crores": 1e7,
 }  # fmt: skip
 _CURRENCY_PREFIX = {"us$": "USD", "$": "USD", "usd": "USD", "€": "EUR", "eur": "EUR", "£": "GBP",
-                    "gbp": "GBP", "¥": "CNY", "rmb": "CNY", "cny": "CNY", "￥": "CNY"}  # fmt: skip
+                    "gbp": "GBP", "¥": "CNY", "rmb": "CNY", "cny": "CNY", "￥": "CNY", "₹": "INR",
+                    "rs": "INR", "rs.": "INR", "inr": "INR"}  # fmt: skip
 _CURRENCY_SUFFIX = {"dollars": "USD", "dollar": "USD", "usd": "USD", "euros": "EUR", "euro": "EUR",
                     "eur": "EUR", "pounds": "GBP", "gbp": "GBP", "yuan": "CNY", "rmb": "CNY",
                     "元": "CNY", "美元": "USD", "欧元": "EUR", "英镑": "GBP", "人民币": "CNY"}  # fmt: skip
 
 _QUANTITY = re.compile(
-    r"(?P<cur>US\$|\$|€|£|¥|￥|(?:USD|EUR|GBP|RMB|CNY)\s?)?"
-    r"(?<![A-Za-z0-9_.,\-])(?P<num>\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?P<frac>\.\d+)?"
-    r"(?P<scale>\s?(?:thousand|million|billion|trillion)\b|(?:mn|bn|tn|[kmb])(?![A-Za-z])|百万|万|亿|千)?"
+    # A currency sign may touch the number ("Rs4,500"); a letter or digit never may ("A380").
+    r"(?:(?P<cur>US\$|\$|€|£|¥|￥|₹|\bRs\.?\s?|\b(?:USD|EUR|GBP|RMB|CNY|INR)\s?)|(?<![A-Za-z0-9_.,\-]))"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?P<frac>\.\d+)?"
+    r"(?P<scale>\s?(?:thousand|million|billion|trillion|lakhs?|crores?)\b|(?:mn|bn|tn|[kmb])(?![A-Za-z])|"
+    r"百万|万|亿|千)?"
     r"(?P<pct>\s?(?:%|％|percent\b|per\s?cent\b))?"
     r"(?P<cursuf>\s?(?:dollars?\b|USD\b|euros?\b|EUR\b|pounds\b|GBP\b|yuan\b|RMB\b|美元|欧元|英镑|人民币|元))?"
     r"(?P<nian>年)?",

@@ -9,7 +9,7 @@ from researchapp.core.enums import FindingStatus, Resolution, Stance
 from researchapp.pipeline.report import WRITTEN_MARKER, report_bucket
 from researchapp.pipeline.report.structure import structure_in, structure_spans
 from researchapp.pipeline.text.relevance import GENERIC_TERMS, says_the_same
-from researchapp.pipeline.text.sentences import best_sentence
+from researchapp.pipeline.text.sentences import best_sentence, is_statement
 from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import (
     Brief,
@@ -20,7 +20,7 @@ from researchapp.pipeline.values import (
     SubQuestion,
     UsageLog,
 )
-from researchapp.pipeline.writer.answer import answer_claims, display_text, is_clean_sentence
+from researchapp.pipeline.writer.answer import answer_claims, display_text
 from researchapp.pipeline.writer.render import NEUTRAL_DISPUTE, render_draft
 
 # --- the extractive writer --------------------------------------------------------------------
@@ -80,7 +80,8 @@ def _claim_for(finding: ReviewedFinding, terms: Sequence[str], bad_ids: set[int]
         return None
     best = kept[0]
     if finding.statement and finding.statement in best.quote and not structure_in(finding.statement):
-        sentence = finding.statement
+        start = best.quote.index(finding.statement)
+        end = start + len(finding.statement)
     else:
         # The best other sentence of the quote: one holding "[证据不足]" or "[E3]" is text, never a claim.
         wanted = list(dict.fromkeys([*tokenize(finding.statement), *terms]))
@@ -88,8 +89,8 @@ def _claim_for(finding: ReviewedFinding, terms: Sequence[str], bad_ids: set[int]
         if picked is None:
             return None
         (start, end), _ = picked
-        sentence = best.quote[start:end]
-    if not is_clean_sentence(sentence):
+    sentence = best.quote[start:end]
+    if not is_statement(best.quote, (start, end)):
         return None  # a heading, a line of a table, a fragment: never a claim
     ids = [best.id] + [item.id for item in kept[1:] if says_the_same(sentence, item.quote)]
     return Claim(display_text(sentence), tuple(ids), str(finding.subquestion_id))

