@@ -99,13 +99,13 @@ def probe(
     best = max((p.relevance for p in passages), default=0.0)
     if passages and passages[0].clears_bar:
         held = words_for(passages[0].matched_terms, f"{question} {subquestion.text}")
-        found = plural_message(
+        said = plural_message(
             gettext_noop("%(count)s source found; the best passage holds %(words)s."),
             gettext_noop("%(count)s sources found; the best passage holds %(words)s."),
             len(hits),
             words=_quoted(held),
         )
-        return Coverage("covered", found, len(hits), best)
+        return Coverage("covered", said, len(hits), best)
     return Coverage("uncovered", _what_is_missing(subquestion, question, passages), len(hits), best)
 
 
