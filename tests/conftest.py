@@ -32,6 +32,19 @@ def empty_provider_cache():
 
 
 @pytest.fixture(autouse=True)
+def site_language():
+    """Each test starts in the site's language: a request in zh-Hans leaves its language active in
+    the test's thread (LocaleMiddleware activates per request and nothing deactivates), and a later
+    test calling a service directly would read that test's language."""
+    from django.conf import settings
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def quick_academic_rates(settings):
     """The academic APIs' real rate limits (arXiv: one request every three seconds) would make every
     test that searches them wait on the ones before it; tests of the limit set their own."""
