@@ -149,6 +149,28 @@ def _anchor(statement: Statement, span: Span) -> frozenset[str]:
     return frozenset(w.root for w in statement.words if clause[0] <= w.start < clause[1]) & statement.topic
 
 
+_RELATION = re.compile(
+    r"\b(?P<word>since|from|after|until|till|through|before|by|in|on|at|during)\s+(?:the\s+)?$", re.I
+)
+_RELATIONS = {"since": "start", "from": "start", "after": "start", "until": "end", "till": "end",
+              "through": "end", "before": "end"}  # fmt: skip
+MIN_EVENT = 2  # words two dates' clauses share: who or what, and what happened
+
+
+def relation(statement: Statement, given: Date) -> str:
+    """How a date dates its clause: "point" ("in 2013", "on 14 September"), "start" ("since August
+    2015") or "end" ("until 2001"). A start and a point are not two dates of one event."""
+    match = _RELATION.search(statement.text[max(statement.start, given.span[0] - 16) : given.span[0]])
+    return _RELATIONS.get(match.group("word").lower(), "point") if match else "point"
+
+
+def _one_event(a: Statement, b: Statement, first: Date, second: Date, one_date_each: bool) -> bool:
+    """Both dates date one event: their clauses share ``MIN_EVENT`` words, or each passage gives
+    just the one date and the clauses share one."""
+    event = _anchor(a, first.span) & _anchor(b, second.span)
+    return len(event) >= MIN_EVENT or (one_date_each and bool(event))
+
+
 def disagreeing_dates(
     a: Statement,
     b: Statement,
@@ -157,8 +179,8 @@ def disagreeing_dates(
     published: tuple[date | None, date | None] = (None, None),
 ) -> tuple[Date, Date, frozenset[str]] | None:
     """The first pair of dates of ``a`` and ``b`` for one event that cannot both hold: their
-    passages are about one thing (``passages_share`` topic roots) and the dates' clauses share an
-    event word ("introduced", "mandatory"), or each passage gives just the one date."""
+    passages are about one thing (``passages_share`` topic roots), the dates relate to their
+    clauses alike (a point is not a start), and the clauses share the event (``_one_event``)."""
     if passages_share < 2:
         return None
     for first in dates_of(a, published[0]):
@@ -167,9 +189,37 @@ def disagreeing_dates(
                 continue
             if _dates_a_figure(a, first) or _dates_a_figure(b, second):
                 continue
-            event = _anchor(a, first.span) & _anchor(b, second.span)
-            if event or one_date_each:
-                return first, second, event
+            if relation(a, first) != relation(b, second):
+                continue
+            if _one_event(a, b, first, second, one_date_each):
+                return first, second, _anchor(a, first.span) & _anchor(b, second.span)
+    return None
+
+
+def _after(later: Date, earlier: Date) -> bool:
+    if later.year is None or earlier.year is None or later.slack or earlier.slack:
+        return False
+    return (later.year, later.month or 0, later.day or 0) > (
+        earlier.year,
+        earlier.month or 13,
+        earlier.day or 32,
+    )
+
+
+def none_since(a: Statement, b: Statement) -> tuple[Date, Date] | None:
+    """``a`` says something has not happened since a date ("no load shedding since August 2015"),
+    ``b`` dates it after that ("there was load shedding on 14 September 2015"): the clause of
+    each shares the thing, and ``b``'s date is later."""
+    for first in dates_of(a):
+        if relation(a, first) != "start":
+            continue
+        clause = clause_of(a, first.span[0])
+        if not NEGATION.search(a.text, clause[0], first.span[0]):
+            continue
+        for second in dates_of(b):
+            if relation(b, second) == "point" and _after(second, first):
+                if len(_anchor(a, first.span) & _anchor(b, second.span)) >= MIN_EVENT - 1:
+                    return first, second
     return None
 
 
