@@ -17,7 +17,7 @@ from datetime import date
 
 from researchapp.pipeline.text.contradiction.numbers import values_of
 from researchapp.pipeline.text.contradiction.polarity import NEGATION
-from researchapp.pipeline.text.contradiction.statements import Statement, clause_of
+from researchapp.pipeline.text.contradiction.statements import Statement, Word, clause_of
 from researchapp.pipeline.text.tokens import Span
 
 _MONTHS = {
@@ -149,26 +149,44 @@ def _anchor(statement: Statement, span: Span) -> frozenset[str]:
     return frozenset(w.root for w in statement.words if clause[0] <= w.start < clause[1]) & statement.topic
 
 
-_RELATION = re.compile(
-    r"\b(?P<word>since|from|after|until|till|through|before|by|in|on|at|during)\s+(?:the\s+)?$", re.I
-)
-_RELATIONS = {"since": "start", "from": "start", "after": "start", "until": "end", "till": "end",
-              "through": "end", "before": "end"}  # fmt: skip
+_RELATION = re.compile(r"\b(?P<word>since|after|until|till|through|before)\s+(?:the\s+)?$", re.I)
+_RELATIONS = {"since": "start", "after": "start", "until": "end", "till": "end", "through": "end",
+              "before": "end"}  # fmt: skip
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)?")
 MIN_EVENT = 2  # words two dates' clauses share: who or what, and what happened
+EVENT_REACH = 4  # the topic words nearest a date, one of which names what it dates
+
+
+def _nearest(statement: Statement, span: Span) -> frozenset[str]:
+    """The ``EVENT_REACH`` topic words of the date's clause nearest to it: what it dates ("was
+    introduced Jan. 24, 2019"), not what the rest of a long sentence says."""
+    clause, topic = clause_of(statement, span[0]), statement.topic
+    words = [w for w in statement.words if clause[0] <= w.start < clause[1] and w.root in topic]
+    words = [w for w in words if not span[0] <= w.start < span[1] and not _ORDINAL.fullmatch(w.root)]
+
+    def distance(word: Word) -> tuple[bool, int]:
+        between = (word.end, span[0]) if word.end <= span[0] else (span[1], word.start)
+        return "," in statement.text[between[0] : between[1]], between[1] - between[0]
+
+    words.sort(key=distance)  # the date's own phrase first: "available ... by early 2021, Dr Ella"
+    return frozenset(w.root for w in words[:EVENT_REACH])
 
 
 def relation(statement: Statement, given: Date) -> str:
-    """How a date dates its clause: "point" ("in 2013", "on 14 September"), "start" ("since August
-    2015") or "end" ("until 2001"). A start and a point are not two dates of one event."""
+    """How a date dates its clause: "start" ("since August 2015", "after 2010"), "end" ("until
+    2001", "before 1990") or a "point" ("in 2013", "on 14 September", "from Monday August 10").
+    A start and a point are not two dates of one event."""
     match = _RELATION.search(statement.text[max(statement.start, given.span[0] - 16) : given.span[0]])
     return _RELATIONS.get(match.group("word").lower(), "point") if match else "point"
 
 
 def _one_event(a: Statement, b: Statement, first: Date, second: Date, one_date_each: bool) -> bool:
-    """Both dates date one event: their clauses share ``MIN_EVENT`` words, or each passage gives
-    just the one date and the clauses share one."""
+    """Both dates date one event: a word nearest each is the same (``_nearest``), and their
+    clauses share ``MIN_EVENT`` words or each passage gives just the one date."""
+    if not _nearest(a, first.span) & _nearest(b, second.span):
+        return False
     event = _anchor(a, first.span) & _anchor(b, second.span)
-    return len(event) >= MIN_EVENT or (one_date_each and bool(event))
+    return len(event) >= MIN_EVENT or one_date_each
 
 
 def disagreeing_dates(
