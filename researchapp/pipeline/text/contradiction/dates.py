@@ -180,13 +180,20 @@ def relation(statement: Statement, given: Date) -> str:
     return _RELATIONS.get(match.group("word").lower(), "point") if match else "point"
 
 
-def _one_event(a: Statement, b: Statement, first: Date, second: Date, one_date_each: bool) -> bool:
+def _one_event(
+    a: Statement, b: Statement, first: Date, second: Date, one_date_each: bool, asked: frozenset[str]
+) -> bool:
     """Both dates date one event: a word nearest each is the same (``_nearest``), and their
-    clauses share ``MIN_EVENT`` words or each passage gives just the one date."""
-    if not _nearest(a, first.span) & _nearest(b, second.span):
+    clauses share ``MIN_EVENT`` words or each passage gives just the one date. Given the question
+    (``asked``: its terms), each date's clause holds one of its terms; without one (two statements
+    of a report), two of the nearest words meet: a page tells many events of one subject."""
+    anchors = _anchor(a, first.span), _anchor(b, second.span)
+    nearest = _nearest(a, first.span) & _nearest(b, second.span)
+    if not nearest or (not asked and len(nearest) < MIN_EVENT):
         return False
-    event = _anchor(a, first.span) & _anchor(b, second.span)
-    return len(event) >= MIN_EVENT or one_date_each
+    if asked and not (anchors[0] & asked and anchors[1] & asked):
+        return False
+    return len(anchors[0] & anchors[1]) >= MIN_EVENT or one_date_each
 
 
 def disagreeing_dates(
@@ -195,6 +202,7 @@ def disagreeing_dates(
     passages_share: int,
     one_date_each: bool,
     published: tuple[date | None, date | None] = (None, None),
+    asked: frozenset[str] = frozenset(),
 ) -> tuple[Date, Date, frozenset[str]] | None:
     """The first pair of dates of ``a`` and ``b`` for one event that cannot both hold: their
     passages are about one thing (``passages_share`` topic roots), the dates relate to their
@@ -209,7 +217,7 @@ def disagreeing_dates(
                 continue
             if relation(a, first) != relation(b, second):
                 continue
-            if _one_event(a, b, first, second, one_date_each):
+            if _one_event(a, b, first, second, one_date_each, asked):
                 return first, second, _anchor(a, first.span) & _anchor(b, second.span)
     return None
 

@@ -80,7 +80,9 @@ def _figures(
     if values:
         return "number", "values", (values[0].span,), (values[1].span,)
     published = (pair.first.published, pair.second.published)
-    dates = disagreeing_dates(x, y, context.passages_share, context.one_date_each, published)
+    dates = disagreeing_dates(
+        x, y, context.passages_share, context.one_date_each, published, context.focus.roots
+    )
     if dates and not same_date_stated(context.dates_b, dates[0]):
         if not same_date_stated(context.dates_a, dates[1]):
             return "date", "dates", (dates[0].span,), (dates[1].span,)
