@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from researchapp.pipeline.text.contradiction.align import different_subjects
 from researchapp.pipeline.text.contradiction.numbers import values_of
 from researchapp.pipeline.text.contradiction.polarity import NEGATION
 from researchapp.pipeline.text.contradiction.statements import Statement, Word, clause_of
@@ -216,6 +217,8 @@ def disagreeing_dates(
             if _dates_a_figure(a, first) or _dates_a_figure(b, second):
                 continue
             if relation(a, first) != relation(b, second):
+                continue
+            if different_subjects(a, b, first.span[0], second.span[0]):
                 continue
             if _one_event(a, b, first, second, one_date_each, asked):
                 return first, second, _anchor(a, first.span) & _anchor(b, second.span)

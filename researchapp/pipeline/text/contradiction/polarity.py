@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from researchapp.pipeline.text.contradiction.align import different_subjects
 from researchapp.pipeline.text.contradiction.statements import Statement, Word, clause_of, root
 from researchapp.pipeline.text.tokens import Span
 
@@ -93,6 +94,8 @@ def negated_word(
                 continue
             other = asserted[word_root]
             if len(clause_roots(first, cue) & clause_roots(second, other.start)) < MIN_CLAUSE_SHARED:
+                continue
+            if different_subjects(first, second, cue, other.start):
                 continue
             spans = ((span,), ((other.start, other.end),))
             return (spans[1], spans[0], word_root) if flipped else (spans[0], spans[1], word_root)
