@@ -16,9 +16,11 @@ from researchapp.pipeline.text.contradiction.statements import Statement
 from researchapp.pipeline.text.tokens import Span
 
 REFUTATION = re.compile(
-    r"\b(?:false(?:ly)?|fake|untrue|not true|inaccurate|misattributed|wrongly attributed|"
-    r"falsely attributed|den(?:y|ies|ied|ying)|debunk(?:s|ed)?|hoax|baseless|fabricated|"
-    r"no truth|no evidence|you are wrong|is wrong|misleading|rumou?rs?)\b|谣言|不实|虚假|否认|辟谣",
+    r"\b(?:false(?:ly)?|fake|untrue|not true|inaccurate|incorrect(?:ly)?|not accurate|misattributed|"
+    r"wrongly attributed|falsely attributed|den(?:y|ies|ied|ying)|debunk(?:s|ed)?|hoax|baseless|"
+    r"unfounded|fabricated|doctored|no truth|no (?:evidence|proof|record|basis)|you are wrong|is wrong|"
+    r"misleading|myth|rumou?rs?|as (?:being )?(?:alleged|claimed)|never said|did not say)\b"
+    r"|谣言|不实|虚假|否认|辟谣",
     re.IGNORECASE,
 )
 MIN_SHARED = 2
