@@ -46,7 +46,9 @@ def case_sides(folder: Path, docs: list[str], question: str = ""):
         for start, end in split_passages(text):
             context = text if len(text) <= 2000 else ""
             sides.append(
-                Side(number, start, end, text[start:end], len(sides) + 1, 1, 1.0, context, published, question)
+                Side(
+                    number, start, end, text[start:end], len(sides) + 1, 1, 1.0, context, published, question
+                )
             )
     return sides
 
@@ -83,7 +85,14 @@ def score(records: list[dict], data: Path, judge) -> dict:
             kinds[record["kind"]][0] += hit
             kinds[record["kind"]][1] += 1
     calls = len(usage.calls)
-    return {"caught": caught, "positives": positives, "false": false, "kinds": kinds, "calls": calls, "rules": rules}
+    return {
+        "caught": caught,
+        "positives": positives,
+        "false": false,
+        "kinds": kinds,
+        "calls": calls,
+        "rules": rules,
+    }
 
 
 def _figures(label: str, result: dict, half: str) -> list[Figure]:
@@ -101,7 +110,9 @@ def _figures(label: str, result: dict, half: str) -> list[Figure]:
         )
     kinds = ", ".join(f"{kind} {hit}/{total}" for kind, (hit, total) in sorted(result["kinds"].items()))
     figures.append(Figure(NAME, f"{label}: caught by kind", kinds, note=f"{result['calls']} model calls"))
-    rules = ", ".join(f"{rule} {right}/{right + wrong}" for rule, (right, wrong) in sorted(result["rules"].items()))
+    rules = ", ".join(
+        f"{rule} {right}/{right + wrong}" for rule, (right, wrong) in sorted(result["rules"].items())
+    )
     figures.append(Figure(NAME, f"{label}: each rule, on the pair / all it fired", rules))
     return figures
 
