@@ -19,7 +19,7 @@ from researchapp.pipeline.text.contradiction.statements import Statement, Word, 
 from researchapp.pipeline.text.tokens import Span
 
 NEGATION = re.compile(
-    r"\b(?:not|no|never|nor|none|nothing|nobody|neither|cannot|without)\b|n[’']t\b|\bno longer\b",
+    r"\bno longer\b|\b(?:not|no|never|nor|none|nothing|nobody|neither|cannot|without)\b|n[’']t\b",
     re.IGNORECASE,
 )
 _UP = frozenset(
@@ -90,10 +90,12 @@ def negated_word(
     ):
         asserted = _asserted(second, neg_second)
         for word_root, (span, cue) in neg_first.items():
-            if word_root not in shared or word_root not in asserted or word_root.isdigit():
+            if word_root not in asserted or word_root.isdigit():
                 continue
             other = asserted[word_root]
-            if len(clause_roots(first, cue) & clause_roots(second, other.start)) < MIN_CLAUSE_SHARED:
+            # a common verb ("issue", "make") is what is denied only where its clause shares more
+            needed = MIN_CLAUSE_SHARED if word_root in shared else MIN_CLAUSE_SHARED + 1
+            if len(clause_roots(first, cue) & clause_roots(second, other.start)) < needed:
                 continue
             if different_subjects(first, second, cue, other.start):
                 continue
