@@ -100,7 +100,7 @@ def select_with_hops(
        hold every term of the name. 4. Each hop passage ranks just under the first-round passage
        that named it; the result is the first round's (at most ``max_passages``) then the hops'.
     """
-    pool = PassagePool(sources)
+    pool = PassagePool.of(tuple(sources))
     asked = asked_of(subquestion, question)
     first = pool.select(subquestion, asked=asked, max_passages=max_passages, closest=closest)
     if not first or not first[0].clears_bar:

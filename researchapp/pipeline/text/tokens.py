@@ -109,13 +109,20 @@ def _word_terms(word: str) -> tuple[str, ...]:
 
 def tokenize(text: str) -> list[str]:
     """The same terms as ``tokenize_spans``, without spans: the fast path for indexing."""
+    return list(_tokenized(text))
+
+
+@lru_cache(maxsize=1 << 15)
+def _tokenized(text: str) -> tuple[str, ...]:
+    """A task tokenizes the same sentences and passages again and again (search, selection,
+    analysis, writing): each text once. Python caches a string's hash, so a long key costs once."""
     terms: list[str] = []
     for cjk, word in _WORD_OR_CJK.findall(text):
         if cjk:
             terms.extend(token.text for token in _cjk_tokens(cjk, 0))
         else:
             terms.extend(_word_terms(word))
-    return terms
+    return tuple(terms)
 
 
 def unique_terms(text: str) -> list[str]:
