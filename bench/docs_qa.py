@@ -92,7 +92,11 @@ def judge(record: dict, data: Path) -> Outcome:
 
 
 def records_of(path: Path, half: str) -> list[dict]:
-    records = [json.loads(line) for line in require_path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    records = [
+        json.loads(line)
+        for line in require_path(path).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     return {"first": records[0::2], "second": records[1::2]}.get(half, records)
 
 
@@ -131,7 +135,12 @@ def run(args: argparse.Namespace) -> list[Figure]:
     cost = sum(o.all_insufficient for o in answerable)
     half = f"{args.half} half (even lines tune, odd lines are held back)"
     figures = [
-        Figure(NAME, "questions", len(outcomes), note=f"{len(answerable)} answerable, {len(unanswerable)} not; {half}"),
+        Figure(
+            NAME,
+            "questions",
+            len(outcomes),
+            note=f"{len(answerable)} answerable, {len(unanswerable)} not; {half}",
+        ),
         Figure(
             NAME,
             "answered (fact in the report's own statements, citing its page)",
@@ -147,7 +156,14 @@ def run(args: argparse.Namespace) -> list[Figure]:
         target = ">= 0.8" if language == "zh" else ""
         met = (hits >= 0.8 * len(own)) if language == "zh" and own else None
         figures.append(
-            Figure(NAME, f"answered, {language}", _rate(hits, len(own)), target=target, met=met, note=f"{hits} of {len(own)}")
+            Figure(
+                NAME,
+                f"answered, {language}",
+                _rate(hits, len(own)),
+                target=target,
+                met=met,
+                note=f"{hits} of {len(own)}",
+            )
         )
     by_kind: dict[str, list[Outcome]] = defaultdict(list)
     for o in answerable:

@@ -94,7 +94,12 @@ def load_corpora(
     if style == "musique" and records and "context" in records[0]:
         records = musique_style.build(records)
     middle = len(records) // 2
-    halves = {"first": records[:middle], "second": records[middle:], "even": records[0::2], "odd": records[1::2]}
+    halves = {
+        "first": records[:middle],
+        "second": records[middle:],
+        "even": records[0::2],
+        "odd": records[1::2],
+    }
     records = halves.get(half, records)
     for record in records:
         if "paragraphs" in record:

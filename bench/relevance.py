@@ -66,7 +66,7 @@ def run_question(question: str, corpus) -> tuple[list, list, object]:
     from researchapp.pipeline.writer.extractive import write_extractive
 
     template = plan_extractive(question)
-    plan = validated_plan(template, template)
+    plan = validated_plan(template, template, question=question, common=corpus.common_terms)
     subquestions = [
         SubQuestion(id=i + 1, text=sq.text, queries=sq.queries, order=i)
         for i, sq in enumerate(plan.subquestions)

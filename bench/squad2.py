@@ -153,7 +153,11 @@ def run(args: argparse.Namespace) -> list[Figure]:
             met=bool(answerable) and covered >= 0.9 * len(answerable),
             note=f"{covered} of {len(answerable)}; plain BM25 puts the answer's paragraph in its top 5 for 0.945",
         ),
-        Figure(NAME, "passages handed on/question", round(sum(o.passages for o in outcomes) / max(len(outcomes), 1), 2)),
+        Figure(
+            NAME,
+            "passages handed on/question",
+            round(sum(o.passages for o in outcomes) / max(len(outcomes), 1), 2),
+        ),
         Figure(
             NAME,
             "'not answerable' recall",

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from researchapp.core.enums import FindingStatus, Resolution
 from researchapp.core.urls import normalize_url
 from researchapp.pipeline.analyser.extractive import ExtractiveAnalyser
+from researchapp.pipeline.analyser.facets import gate_facets
 from researchapp.pipeline.checker.mechanical import check_draft
 from researchapp.pipeline.collector.clusters import cluster_sources, density
 from researchapp.pipeline.collector.dimensions import probe_dimensions
@@ -26,6 +27,7 @@ from researchapp.pipeline.collector.hops import bridge_queries, select_with_hops
 from researchapp.pipeline.collector.passages import select_passages
 from researchapp.pipeline.collector.probe import Coverage, probe
 from researchapp.pipeline.collector.search import collect
+from researchapp.pipeline.collector.splitting import heading_of
 from researchapp.pipeline.planner.checks import validated_plan
 from researchapp.pipeline.planner.extractive import plan_extractive
 from researchapp.pipeline.values import (
@@ -64,6 +66,7 @@ class TaskRun:
     draft: Draft | None = None
     issues: list[CheckIssue] = field(default_factory=list)
     error: str = ""
+    common: frozenset[str] = frozenset()  # what most of the corpus's documents hold
 
     @property
     def failed(self) -> bool:
@@ -106,9 +109,10 @@ def plan_task(question: str, corpus) -> list[SubQuestion]:
     """The validated extractive plan; a comparison's from the dimensions its sources discuss."""
     dimensions = probe_dimensions(question, search=corpus, fetcher=corpus, max_queries=3)
     template = plan_extractive(question, dimensions=dimensions)
-    plan = validated_plan(template, template)
+    plan = validated_plan(template, template, question=question, common=corpus.common_terms)
     return [
-        SubQuestion(id=i + 1, text=sq.text, queries=sq.queries, order=i) for i, sq in enumerate(plan.subquestions)
+        SubQuestion(id=i + 1, text=sq.text, queries=sq.queries, order=i)
+        for i, sq in enumerate(plan.subquestions)
     ]
 
 
@@ -140,7 +144,12 @@ def collect_subquestion(run: TaskRun, subquestion: SubQuestion, corpus, sources:
 
 def evidence_for(run: TaskRun, subquestion: SubQuestion, sources: Sequence[Source]) -> list[Evidence]:
     passages = select_with_hops(
-        subquestion, sources, question=run.question, max_passages=MAX_PASSAGES, closest=CLOSEST_PASSAGES
+        subquestion,
+        sources,
+        question=run.question,
+        max_passages=MAX_PASSAGES,
+        closest=CLOSEST_PASSAGES,
+        common=run.common,
     )
     by_id = {source.id: source for source in sources}
     items = []
@@ -162,14 +171,31 @@ def evidence_for(run: TaskRun, subquestion: SubQuestion, sources: Sequence[Sourc
                 question_relevance=passage.question_relevance,
                 matched_terms=passage.matched_terms,
                 clears_bar=passage.clears_bar,
+                heading=heading_of(source.title, source.text, passage.start),
             )
         )
     return items
 
 
-def analyse(run: TaskRun, subquestion: SubQuestion, evidence: Sequence[Evidence], analyser) -> None:
+def analyse_all(run: TaskRun, analyser) -> None:
+    """Every sub-question's findings, a factual question's facets only if it is answered."""
+    proposed = {
+        sq.id: analyser.analyse(
+            sq,
+            [e for e in run.evidence if e.subquestion_id == sq.id and e.clears_bar],
+            usage=UsageLog(),
+            question=run.question,
+            common=run.common,
+        )
+        for sq in run.subquestions
+    }
+    for sq_id, findings in gate_facets(run.question, run.subquestions, proposed).items():
+        subquestion = next(sq for sq in run.subquestions if sq.id == sq_id)
+        store(run, subquestion, [e for e in run.evidence if e.subquestion_id == sq_id], findings)
+
+
+def store(run: TaskRun, subquestion: SubQuestion, evidence: Sequence[Evidence], proposed) -> None:
     """Findings of what cleared the bar; a [证据不足] item links the closest passages."""
-    proposed = analyser.analyse(subquestion, [e for e in evidence if e.clears_bar], usage=UsageLog())
     supporting = {link.evidence_id for finding in proposed for link in finding.links}
     closest = sorted(
         (e for e in evidence if e.id not in supporting), key=lambda e: (-e.relevance, -e.score, e.id)
@@ -190,6 +216,7 @@ def analyse(run: TaskRun, subquestion: SubQuestion, evidence: Sequence[Evidence]
                 links=links,
                 evidence=tuple(by_id[link.evidence_id] for link in links if link.evidence_id in by_id),
                 searched=subquestion.queries,
+                answer=finding.answer,
             )
         )
 
@@ -213,7 +240,7 @@ def write_and_check(run: TaskRun, writer) -> None:
 def run_task(question: str, corpus, *, analyser=None, writer=None, write: bool = True) -> TaskRun:
     """Plan, probe, collect, select, analyse and (``write``) write one question over ``corpus``
     (a ``LocalCorpus``)."""
-    run = TaskRun(question)
+    run = TaskRun(question, common=corpus.common_terms)
     analyser = analyser or ExtractiveAnalyser()
     writer = writer or ExtractiveWriter()
     sources = _Sources()
@@ -224,9 +251,8 @@ def run_task(question: str, corpus, *, analyser=None, writer=None, write: bool =
         ]
         own = {sq.id: collect_subquestion(run, sq, corpus, sources) for sq in run.subquestions}
         for subquestion in run.subquestions:
-            evidence = evidence_for(run, subquestion, sources.clustered(own[subquestion.id]))
-            run.evidence += evidence
-            analyse(run, subquestion, evidence, analyser)
+            run.evidence += evidence_for(run, subquestion, sources.clustered(own[subquestion.id]))
+        analyse_all(run, analyser)
         run.sources = {source.id: source for source in sources.by_url.values()}
         if write:
             write_and_check(run, writer)

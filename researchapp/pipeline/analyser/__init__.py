@@ -16,5 +16,14 @@ class Analyser(Protocol):
     name: str
 
     def analyse(
-        self, subquestion: SubQuestion, evidence: Sequence[Evidence], *, usage: UsageLog
-    ) -> list[ProposedFinding]: ...
+        self,
+        subquestion: SubQuestion,
+        evidence: Sequence[Evidence],
+        *,
+        usage: UsageLog,
+        question: str = "",
+        common: frozenset[str] = frozenset(),
+    ) -> list[ProposedFinding]:
+        """``question``: the research question the sub-question is part of (a facet asks its focus);
+        ``common``: the terms most documents of the task's corpus hold (they name no subject)."""
+        ...

@@ -69,7 +69,13 @@ class ModelAnalyser(structured.ModelStage):
     stage = "analyse"
 
     def analyse(
-        self, subquestion: SubQuestion, evidence: Sequence[Evidence], *, usage: UsageLog
+        self,
+        subquestion: SubQuestion,
+        evidence: Sequence[Evidence],
+        *,
+        usage: UsageLog,
+        question: str = "",
+        common: frozenset[str] = frozenset(),
     ) -> list[ProposedFinding]:
         if not evidence:
             # Nothing to read: saying so needs no model, and a model asked anyway tends to guess.

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from collections.abc import Sequence
+from functools import lru_cache
 
 from researchapp.core.urls import url_host
 from researchapp.pipeline.values import Source

@@ -8,7 +8,7 @@ in milliseconds.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from researchapp.core.urls import normalize_url
 from researchapp.pipeline.text.bm25 import BM25
@@ -17,6 +17,7 @@ from researchapp.pipeline.text.tokens import Span, tokenize
 from researchapp.providers.base import Document, Hit, ProviderError
 
 SNIPPET_CHARS = 300
+MIN_DOCUMENTS_FOR_COMMON = 3
 
 
 class LocalCorpus:
@@ -46,6 +47,15 @@ class LocalCorpus:
             )
             for position, score in self._index.top(terms, max_results)
         ]
+
+    @cached_property
+    def common_terms(self) -> frozenset[str]:
+        """Terms most of the corpus's documents hold (a manual's product name): they tell no
+        document from another, so a question's subject is not read from them."""
+        size = len(self.documents)
+        if size < MIN_DOCUMENTS_FOR_COMMON:
+            return frozenset()
+        return frozenset(term for term, postings in self._index.postings.items() if len(postings) > size / 2)
 
     def fetch(self, url: str) -> Document:
         document = self._by_url.get(url) or self._by_url.get(normalize_url(url))

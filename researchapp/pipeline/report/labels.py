@@ -73,6 +73,10 @@ class Labels:
     by: str  # "by {who}"
     auto_approved: str
     no_analyst: str
+    answer_is: str = "Answer"  # before an answer span: "Answer: 1,000,000,000 — <the sentence>"
+    not_stated: str = "The sources do not state"
+    answered_above: str = "Answered above"
+    comment_response: str = "About the comment on the previous version"
     roles: Mapping[str, str] = field(default_factory=dict)
     notes: Mapping[str, str] = field(default_factory=dict)  # English note → this language's
     decisions: Mapping[str, str] = field(default_factory=dict)
@@ -103,6 +107,10 @@ NO_CLAIMS_NOTE = "No supported finding for this sub-question."
 DISPUTED_SECTION_NOTE = "Sources disagree on this sub-question: see Disputed findings."
 GAP_SECTION_NOTE = "Too little evidence to state anything: see To verify."
 STATED_ABOVE_NOTE = "What the sources say on this sub-question is stated in an earlier section."
+WEAK_SECTION_NOTE = (
+    "The passages found for this sub-question hold no sentence that states an answer, so the report "
+    "states nothing for it."
+)
 
 EN = Labels(
     language=ENGLISH,
@@ -217,6 +225,10 @@ ZH = Labels(
     by="由 {who}",
     auto_approved="自动批准",
     no_analyst="无署名分析员",
+    answer_is="答",
+    not_stated="来源未说明",
+    answered_above="答案见上",
+    comment_response="关于对上一版的意见",
     roles={
         "supports": "支持",
         "contradicts": "反对",
@@ -232,6 +244,7 @@ ZH = Labels(
         DISPUTED_SECTION_NOTE: "来源在此子问题上存在分歧：见“有争议的发现”。",
         GAP_SECTION_NOTE: "证据太少，无法陈述任何结论：见“待核实”。",
         STATED_ABOVE_NOTE: "来源对此子问题的说法已在前面一节中陈述。",
+        WEAK_SECTION_NOTE: "为此子问题找到的段落中没有陈述答案的句子，因此报告对此不作陈述。",
     },
     decisions={
         "picked": "已选定一方",

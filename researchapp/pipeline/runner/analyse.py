@@ -13,7 +13,10 @@ from researchapp.models import Finding, FindingEvidence, ResearchTask, SubQuesti
 from researchapp.pipeline import values
 from researchapp.pipeline.analyser import Analyser
 from researchapp.pipeline.analyser.extractive import rejected_analysis
+from researchapp.pipeline.analyser.facets import gate_facets, main_subquestion
+from researchapp.pipeline.collector.splitting import heading_of
 from researchapp.pipeline.deep.tools import DERIVED_KEY
+from researchapp.pipeline.runner.collect import common_terms_of
 from researchapp.pipeline.runner.rows import (
     approved_subquestions,
     evidence_value,
@@ -25,56 +28,97 @@ from researchapp.pipeline.values import EvidenceLink, ProposedFinding, UsageLog
 from researchapp.providers.base import ProviderError
 
 CLOSEST_LINKS = 3
+ANSWER_CHARS = 500  # Finding.answer's length
 
 
 def run_analyse(task: ResearchTask) -> None:
     """Upsert findings for every sub-question collected in this round.
 
     1. Load each sub-question's evidence. 2. Analyse the sub-questions concurrently (model calls
-    wait on the network, and they are independent). 3. Store what each returned; if any failed,
-    the others' findings are kept and the first error is raised.
+    wait on the network, and they are independent). 3. A factual question's facets are reported
+    only if the question itself is answered (``analyser.facets.gate_facets``). 4. Store what each
+    returned; if any failed, the others' findings are kept and the first error is raised.
 
     Unresolved findings the new analysis no longer proposes are superseded (deleted); findings an
     analyst already decided are kept as they are: decisions are never undone by a re-run.
     """
     analyser = analyser_for(task)
     usage = UsageLog()
+    common = common_terms_of(task)
+    subquestions = approved_subquestions(task)
     inputs = [
-        (subquestion, [evidence_value(e) for e in subquestion.evidence.select_related("source")])
-        for subquestion in approved_subquestions(task)
+        (subquestion, [with_heading(e) for e in subquestion.evidence.select_related("source")])
+        for subquestion in subquestions
         if subquestion.collected_round == task.round
     ]
-    errors: list[Exception] = []
+    results: dict[int, list[ProposedFinding] | Exception] = {}
     try:
         workers = max(1, min(len(inputs), settings.RESEARCH["CONCURRENCY"]))
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [
-                (
-                    subquestion,
+            futures = {
+                subquestion.pk: pool.submit(
+                    analyse_one,
+                    analyser,
+                    subquestion_value(subquestion),
                     evidence,
-                    pool.submit(analyse_one, analyser, subquestion_value(subquestion), evidence, usage),
+                    usage,
+                    task.question,
+                    common,
                 )
                 for subquestion, evidence in inputs
-            ]
-        for subquestion, evidence, future in futures:
+            }
+        for key, future in futures.items():
             try:
-                store_findings(task, subquestion, with_closest(future.result(), evidence))
+                results[key] = future.result()
             except Exception as error:  # noqa: BLE001 - kept, and raised once the rest is stored
-                errors.append(error)
+                results[key] = error
     finally:
         record_usage(task, usage)
+    proposed = _gated(task, subquestions, {k: v for k, v in results.items() if not isinstance(v, Exception)})
+    errors = [result for result in results.values() if isinstance(result, Exception)]
+    for subquestion, evidence in inputs:
+        try:
+            if subquestion.pk in proposed:
+                store_findings(task, subquestion, with_closest(proposed[subquestion.pk], evidence))
+        except Exception as error:  # noqa: BLE001 - kept, and raised once the rest is stored
+            errors.append(error)
     if errors:
         raise errors[0]
 
 
+def _gated(
+    task: ResearchTask, subquestions: list[SubQuestion], proposed: dict[int, list[ProposedFinding]]
+) -> dict[int, list[ProposedFinding]]:
+    """``gate_facets`` with the question's own answer read from this round's analysis, or from what
+    an earlier round stored when the question was not analysed again."""
+    values_ = [subquestion_value(sq) for sq in subquestions]
+    main = main_subquestion(task.question, values_)
+    main_answered = None
+    if main is not None and main.id not in proposed:
+        main_answered = Finding.objects.filter(
+            subquestion_id=main.id, status__in=[FindingStatus.SUPPORTED, FindingStatus.CONFLICT]
+        ).exists()
+    return gate_facets(task.question, values_, proposed, main_answered=main_answered)
+
+
+def with_heading(row) -> values.Evidence:
+    """The evidence with the headings above its passage: what a reader weighs as its context."""
+    return replace(evidence_value(row), heading=heading_of(row.source.title, row.source.text, row.start))
+
+
 def analyse_one(
-    analyser: Analyser, subquestion: values.SubQuestion, evidence: list[values.Evidence], usage: UsageLog
+    analyser: Analyser,
+    subquestion: values.SubQuestion,
+    evidence: list[values.Evidence],
+    usage: UsageLog,
+    question: str = "",
+    common: frozenset[str] = frozenset(),
 ) -> list[ProposedFinding]:
     """Analyse what cleared the relevance bar; a model answer rejected twice becomes an item to
     decide at the evidence gate, not a failed task."""
     relevant = [item for item in evidence if item.clears_bar]
     try:
-        return analyser.analyse(subquestion, relevant, usage=usage)
+        return analyser.analyse(subquestion, relevant, usage=usage, question=question, common=common)
     except ProviderError as error:
         if error.code != "malformed_output":
             raise
@@ -115,12 +159,16 @@ def store_findings(task: ResearchTask, subquestion: SubQuestion, proposed: list[
                     "status": item.status.value,
                     "statement": item.statement,
                     "confidence": item.confidence,
+                    "answer": item.answer[:ANSWER_CHARS],
                 },
             )
             decided = bool(finding.resolution) or finding.resolved_at is not None
             if not created and not decided:
                 Finding.objects.filter(pk=finding.pk).update(
-                    status=item.status.value, statement=item.statement, confidence=item.confidence
+                    status=item.status.value,
+                    statement=item.statement,
+                    confidence=item.confidence,
+                    answer=item.answer[:ANSWER_CHARS],
                 )
             if created or not decided:
                 for link in item.links:

@@ -14,7 +14,7 @@ from researchapp.pipeline.collector.dimensions import probe_dimensions
 from researchapp.pipeline.collector.probe import Coverage, probe
 from researchapp.pipeline.planner.checks import validated_plan
 from researchapp.pipeline.planner.extractive import ExtractivePlanner, plan_extractive
-from researchapp.pipeline.runner.collect import collector_for
+from researchapp.pipeline.runner.collect import collector_for, corpus_common_terms
 from researchapp.pipeline.runner.rows import record_usage, record_warnings, subquestion_value
 from researchapp.pipeline.runner.wiring import planner_for
 from researchapp.pipeline.values import UsageLog
@@ -64,7 +64,7 @@ def run_plan(task: ResearchTask) -> Plan:
     finally:
         record_usage(task, usage)
     # Whichever engine drafted it, a plan has 3-6 distinct sub-questions with keyword queries.
-    plan = validated_plan(proposed, template)
+    plan = validated_plan(proposed, template, question=task.question, common=corpus_common_terms(task))
     with transaction.atomic():
         stored = Plan.objects.create(
             task=task,

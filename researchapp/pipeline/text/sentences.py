@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from collections.abc import Collection, Mapping, Sequence
+from functools import lru_cache
 
 from researchapp.pipeline.text.tokens import Span, is_cjk, tokenize
 
