@@ -60,7 +60,9 @@ def with_answer_passages(
             candidate.start,
             candidate.end,
             candidate.quote,
-            round(scores[index] / best * min(p.score for p in passages) if passages else scores[index] / best, 6),
+            round(
+                scores[index] / best * min(p.score for p in passages) if passages else scores[index] / best, 6
+            ),
             relevance=judgement.relevance,
             question_relevance=judgement.question_relevance,
             matched_terms=judgement.matched,

@@ -23,12 +23,26 @@ from researchapp.pipeline.planner.queries import search_queries, topic_words
 from researchapp.pipeline.planner.revise import revise_plan
 from researchapp.pipeline.text.answer_type import FACTUAL, AnswerType, answer_type_of
 from researchapp.pipeline.text.facets import facet_templates
-from researchapp.pipeline.text.question import Reading, asks_its_own_criterion, read_question
+from researchapp.pipeline.text.question import (
+    Reading,
+    asks_its_own_criterion,
+    english_key_terms,
+    read_question,
+)
 from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import Plan, PlannedSubQuestion, UsageLog
 
 MAX_SUBQUESTIONS = 6
 MAX_FACTUAL_WORDS = 40
+QUICK_COUNT = 4
+QUICK_FACETS = 2  # deep research asks a third facet too
+MIN_SPECIFIC_TERMS = 4
+# Read as a comparison by a "than" ("newer than 3.32.0"), these still ask for one figure.
+_FIGURES = frozenset((AnswerType.QUANTITY, AnswerType.LIMIT))
+# Asked for one value, a question is factual however few its words ("默认使用哪一种事务？").
+_VALUE_ASKS = frozenset(
+    (AnswerType.QUANTITY, AnswerType.LIMIT, AnswerType.VERSION, AnswerType.NAME, AnswerType.LIST)
+)
 _IMPERATIVE_ASK = re.compile(r"^(?:name|list|give|tell|describe|explain|define|state)\b", re.IGNORECASE)
 MAX_NAME_SUBQUESTIONS = 2
 # Words of the templates' frames, not of what a template asks about.
@@ -102,7 +116,14 @@ def is_factual(reading: Reading, question: str) -> bool:
         return False
     if not text.endswith(("?", "？")) and not _IMPERATIVE_ASK.match(text):
         return False
-    return answer_type_of(text) in FACTUAL - {AnswerType.COMPARISON}
+    answer_type = answer_type_of(text)
+    if reading.intent is Intent.RECOMMENDATION or answer_type not in FACTUAL - {AnswerType.COMPARISON}:
+        return False
+    if reading.intent is Intent.COMPARATIVE and answer_type not in _FIGURES:
+        return False  # "Which band was formed first, A or B?": a choice between options
+    # "What is CRISPR?", "中国电动汽车市场的现状如何？": a broad question is an open request.
+    specific = reading.chinese or len(english_key_terms(text).split()) >= MIN_SPECIFIC_TERMS
+    return answer_type in _VALUE_ASKS or (specific and not reading.chinese)
 
 
 def _factual(reading: Reading, question: str, count: int) -> list[t.Template]:
@@ -113,10 +134,12 @@ def _factual(reading: Reading, question: str, count: int) -> list[t.Template]:
     chosen: list[t.Template] = [
         (" ".join(question.split()), "用户提出的原问题。" if zh else "The question as asked.", "")
     ]
-    chosen += _about_names(tuple(name for name in reading.names if not _is_keyword(name)))
+    if not reading.topic:  # a question about named things, not about one noun phrase
+        chosen += _about_names(tuple(name for name in reading.names if not _is_keyword(name)))
     # A facet asks its follow-up bare ("How is it set or changed?"): a question's words cut into a
     # topic read badly inside a template, and the facet's queries carry the question's key terms.
-    chosen += list(facet_templates(answer_type_of(question), chinese=zh, topic=False))
+    facets = facet_templates(answer_type_of(question), chinese=zh, topic=False)
+    chosen += list(facets if count > QUICK_COUNT else facets[:QUICK_FACETS])
     return chosen[:count]
 
 
@@ -184,7 +207,7 @@ def template_plan(
     dimensions: tuple[str, ...] | None = None,
 ) -> tuple[PlannedSubQuestion, ...]:
     """4 sub-questions for "quick", 6 for "deep" (see ``_descriptive`` and ``_comparative``)."""
-    count = 6 if depth == "deep" else 4
+    count = 6 if depth == "deep" else QUICK_COUNT
     if is_factual(reading, question):
         # Read as a comparison by its "than" ("newer than 3.32.0"), a factual question has no options.
         reading = replace(reading, options=(), context="", criterion="", asks=())

@@ -29,6 +29,9 @@ from researchapp.pipeline.text.answer_type import (
     analyse_question,
     asks_of,
 )
+from researchapp.pipeline.text.aspects import dimension_vocabulary, dimensions_of
+from researchapp.pipeline.text.relevance import says_the_same
+from researchapp.pipeline.text.salience import question_parts
 from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import Answers, AnswerSpan, Evidence, SubQuestion, UsageLog
 
@@ -71,8 +74,12 @@ def readings_of(
     facet = bool(question) and " ".join(question.split()) != " ".join(subquestion.text.split())
     asked = analyse_question(question, common=common) if facet else None
     readings: list[QuestionAnalysis] = []
+    options = question_parts(subquestion.text)[2] or (question_parts(question)[2] if question else ())
+    named = {term for option in options for term in option}
     for ask in asks_of(subquestion.text):
         own = analyse_question(ask, common=common)
+        # A comparison's options are what each answer is about, not what it must say of them.
+        own = replace(own, options=options, focus=tuple(t for t in own.focus if t not in named) or own.focus)
         first = readings[0] if readings else asked
         if first is not None:
             extra = first.focus if len(own.focus) < 2 else ()
@@ -94,6 +101,10 @@ class _Candidate:
     @property
     def answer(self) -> str:
         return self.item.quote[self.span[0] : self.span[1]]
+
+    @property
+    def piece(self) -> str:
+        return self.item.quote[self.unit.start : self.unit.end]
 
     def value(self) -> AnswerSpan:
         return AnswerSpan(
@@ -139,17 +150,20 @@ class _Context:
     analysis: QuestionAnalysis
     weights: _Weights
     best_score: float
+    vocabulary: frozenset[str] = frozenset()  # a dimension's words ("price", "euros" for cost)
 
 
 def _candidates(
-    analysis: QuestionAnalysis, evidence: Sequence[Evidence], avoid: dict[int, list[tuple[int, int]]]
+    analysis: QuestionAnalysis,
+    evidence: Sequence[Evidence],
+    avoid: dict[int, list[tuple[int, int]]],
+    vocabulary: frozenset[str] = frozenset(),
 ) -> list[_Candidate]:
     """Every piece that states an answer of the asked type and bears on a question, scored."""
     pieces = [(item, units_of(item.quote)) for item in evidence]
     held = [set(tokenize(item.quote[u.start : u.end])) for item, units in pieces for u in units]
-    context = _Context(
-        analysis, _Weights(held, analysis.terms), max((e.score for e in evidence), default=0.0) or 1.0
-    )
+    best = max((e.score for e in evidence), default=0.0) or 1.0
+    context = _Context(analysis, _Weights(held, analysis.terms), best, vocabulary)
     found: list[_Candidate] = []
     for item, units in pieces:
         for index, unit in enumerate(units):
@@ -178,7 +192,8 @@ def _judge(context: _Context, item: Evidence, unit: Unit, before_unit: Unit | No
     own = set(tokenize(text))
     before = set(tokenize(item.quote[before_unit.start : before_unit.end])) if before_unit else set()
     heading = set(tokenize(f"{item.source_title} {item.heading}"))
-    if analysis.head and not set(analysis.head) & (own | before | heading):
+    near = own | before | heading
+    if analysis.head and not set(analysis.head) & near and not context.vocabulary & own:
         return None  # "Which Android release": an answer near no word of "Android" names none
     placed = _placed(analysis.terms, own, before, heading)
     share = sum(placed.values()) / len(placed) if placed else 1.0
@@ -197,27 +212,47 @@ def _judge(context: _Context, item: Evidence, unit: Unit, before_unit: Unit | No
     return _Candidate(item, unit, (unit.start + span[0], unit.start + span[1]), share, score)
 
 
-def _same_answer(a: str, b: str) -> bool:
-    terms_a, terms_b = tokenize(a), tokenize(b)
-    return bool(terms_a) and terms_a == terms_b
+def _same_answer(a: _Candidate, b: _Candidate) -> bool:
+    """Two pieces state one answer: the same answer words, or one's quote says what the other's
+    piece says (most of its words and every figure: ``relevance.says_the_same``)."""
+    terms_a, terms_b = tokenize(a.answer), tokenize(b.answer)
+    if terms_a and terms_a == terms_b:
+        return True
+    return says_the_same(a.piece, b.item.quote) or says_the_same(b.piece, a.item.quote)
 
 
-def choose(candidates: Sequence[_Candidate], limit: int = MAX_ANSWERS) -> list[AnswerSpan]:
+def choose(
+    candidates: Sequence[_Candidate], limit: int = MAX_ANSWERS, options: Sequence[Sequence[str]] = ()
+) -> list[AnswerSpan]:
     """The best candidate, with the evidence stating the same answer; others, different and nearly
-    as good, up to ``limit``; each answer once."""
-    ranked = sorted(candidates, key=lambda c: (-c.score, c.item.id, c.unit.start))
+    as good, up to ``limit``; for a comparison, the best piece naming each option no chosen piece
+    names ("costs 4,200 euros" for one battery, "costs 5,100 euros" for the other); each answer once."""
+    ranked = [
+        c
+        for c in sorted(candidates, key=lambda c: (-c.score, c.item.id, c.unit.start))
+        if c.focus >= FOCUS_BAR
+    ]
     chosen: list[tuple[_Candidate, list[int]]] = []
-    for candidate in ranked:
-        if candidate.focus < FOCUS_BAR:
-            continue
-        same = next((entry for entry in chosen if _same_answer(entry[0].answer, candidate.answer)), None)
+
+    def take(candidate: _Candidate, *, bounded: bool) -> None:
+        same = next((entry for entry in chosen if _same_answer(entry[0], candidate)), None)
         if same is not None:
             if candidate.item.id != same[0].item.id and candidate.item.id not in same[1]:
                 same[1].append(candidate.item.id)
-            continue
-        if len(chosen) >= limit or (chosen and candidate.score < SECOND_ANSWER * chosen[0][0].score):
-            continue
+            return
+        if bounded and (
+            len(chosen) >= limit or (chosen and candidate.score < SECOND_ANSWER * chosen[0][0].score)
+        ):
+            return
         chosen.append((candidate, []))
+
+    for candidate in ranked:
+        take(candidate, bounded=True)
+    for option in options:
+        if chosen and not any(set(option) & set(tokenize(entry[0].piece)) for entry in chosen):
+            naming = next((c for c in ranked if set(option) & set(tokenize(c.piece))), None)
+            if naming is not None:
+                take(naming, bounded=False)
     return [
         AnswerSpan(**{**vars(candidate.value()), "agreeing": tuple(agreeing)})
         for candidate, agreeing in chosen
@@ -236,9 +271,11 @@ def read_extractive(
     each answering piece once."""
     readings = readings_of(subquestion, question, evidence, common)
     limit = 1 if len(readings) > 1 else MAX_ANSWERS
+    vocabulary = dimension_vocabulary(dimensions_of(subquestion))
     spans: list[AnswerSpan] = []
     for analysis in readings:
-        for span in choose(_candidates(analysis, evidence, avoid or {}), limit):
+        found = _candidates(analysis, evidence, avoid or {}, vocabulary)
+        for span in choose(found, limit, analysis.options):
             if not any((s.evidence_id, s.start) == (span.evidence_id, span.start) for s in spans):
                 spans.append(span)
     kinds = "/".join(dict.fromkeys(analysis.answer_type.value for analysis in readings))
@@ -258,8 +295,9 @@ def answering_pieces(
     whose pieces best state an answer of the asked type, at most ``limit``: the evidence stage
     adds them, so the passage that answers is read even when its words are not the question's."""
     ranked: dict[int, float] = {}
+    vocabulary = dimension_vocabulary(dimensions_of(subquestion))
     for analysis in readings_of(subquestion, question, evidence, common):
-        for candidate in _candidates(analysis, evidence, {}):
+        for candidate in _candidates(analysis, evidence, {}, vocabulary):
             if candidate.focus >= FOCUS_BAR:
                 ranked[candidate.item.id] = max(ranked.get(candidate.item.id, 0.0), candidate.score)
     return sorted(ranked, key=lambda i: (-ranked[i], i))[:limit]

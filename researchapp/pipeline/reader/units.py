@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from researchapp.pipeline.text.sentences import LIST_MARKER, is_heading_line, split_sentences
+from researchapp.pipeline.text.sentences import is_heading_line, split_sentences
 from researchapp.pipeline.text.tokens import Span
 
 SENTENCE, LIST, ENTRY, ROW = "sentence", "list", "entry", "row"
@@ -20,6 +20,8 @@ MAX_TERM_WORDS = 8
 MAX_DESCRIPTION_SENTENCES = 3
 MAX_LIST_ITEMS = 12
 _EMPTY_ITEM = re.compile(r"^(?:[-*•·]|\d{1,3}[.)])\s*$")
+# A list item's marker (not a Markdown heading's "#" nor a quote's ">").
+LIST_MARKER = re.compile(r"(?:[-*•·]|\d{1,3}[.)])\s")
 _ENDS = (".", "!", "?", ":", ";", "。", "！", "？", "：", "；")
 
 

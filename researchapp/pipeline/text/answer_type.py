@@ -46,6 +46,7 @@ class QuestionAnalysis:
     cues: tuple[str, ...] = ()  # terms a sentence stating this kind of answer tends to use
     chinese: bool = False
     head: tuple[str, ...] = ()  # what the answer is ("Which Android release" → android): it must be near
+    options: tuple[tuple[str, ...], ...] = ()  # a comparison's options (each one's own terms)
 
     @property
     def terms(self) -> tuple[str, ...]:
@@ -257,16 +258,25 @@ _HEAD = _rx(
 def head_terms(text: str, answer_type: AnswerType, common: Collection[str] = ()) -> tuple[str, ...]:
     """The words naming what the answer is: "Which Android release ..." → android ("release" is
     what any version answer is), "What delta window size ..." → delta, window, size."""
-    match = _HEAD.search(asking_sentence(text))
+    asking = asking_sentence(text)
+    differ = _DIFFER_IN.search(asking)
+    if differ:  # "How do A and B differ in fire safety?": the answer speaks to fire safety
+        return tuple(t for t in dict.fromkeys(tokenize(differ.group(1))) if t not in _ASKING)
+    match = _HEAD.search(asking)
     if not match:
         return ()
     generic = set(tokenize(_TYPE_WORDS.get(answer_type, ""))) | set(tokenize(_HEAD_GENERIC))
     return tuple(
-        t for t in dict.fromkeys(tokenize(match.group(1))) if t not in generic and t not in common and t not in _ASKING
+        t
+        for t in dict.fromkeys(tokenize(match.group(1)))
+        if t not in generic and t not in common and t not in _ASKING
     )
 
 
-_HEAD_GENERIC = "value number size kind type way thing one version release date year percentage fraction share"
+_DIFFER_IN = _rx(r"\bdiffer(?:s|ent)?\s+(?:in|on|regarding)\s+([^?？.]+)|在(.+?)(?:方面|上)有何不同")
+_HEAD_GENERIC = (
+    "value number size kind type way thing one version release date year percentage fraction share"
+)
 
 
 def analyse_question(text: str, *, common: Collection[str] = ()) -> QuestionAnalysis:

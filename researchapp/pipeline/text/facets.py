@@ -30,6 +30,7 @@ _VALUE_EN: tuple[Template, ...] = (
 _VALUE_EN_BARE: tuple[Template, ...] = (
     ("How is it set or changed?", "How the value is set or changed.", "set change configure option"),
     ("What conditions or exceptions apply?", "When the value does not hold.", "unless except only limit"),
+    ("What does it depend on?", "What determines the value.", "depends determined"),
 )
 _VALUE_ZH: tuple[Template, ...] = (
     ("{s}如何设置或更改？", "取值如何设置或更改。", "设置 更改 配置"),
@@ -38,6 +39,7 @@ _VALUE_ZH: tuple[Template, ...] = (
 _VALUE_ZH_BARE: tuple[Template, ...] = (
     ("如何设置或更改？", "取值如何设置或更改。", "设置 更改 配置"),
     ("有哪些条件或例外？", "取值何时不成立。", "条件 例外 限制"),
+    ("取决于什么？", "什么决定了取值。", "取决 决定"),
 )
 _EN: dict[AnswerType, tuple[Template, ...]] = {
     AnswerType.DEFINITION: (
@@ -58,24 +60,37 @@ _EN: dict[AnswerType, tuple[Template, ...]] = {
     ),
 }
 _EN_BARE: dict[AnswerType, tuple[Template, ...]] = {
+    AnswerType.VERSION: (
+        ("What did it add or change?", "What came with it.", "added changed new"),
+        ("What was the case before?", "The state before it.", "before previously earlier"),
+        ("What conditions or exceptions apply?", "Where it does not hold.", "unless except only"),
+    ),
     AnswerType.DEFINITION: (
         ("How is it used?", "What it is for, with an example.", "use used example"),
         ("What conditions or exceptions apply?", "Where the definition stops.", "unless except only"),
+        ("How does it differ from related terms?", "What it is not.", "unlike differs"),
     ),
     AnswerType.LIST: (
         ("What does each of them do?", "What each item means.", "each mode option means"),
         ("Which of them is the default?", "The one used when none is chosen.", "default"),
+        ("When is each one used?", "Which fits which need.", "when use"),
     ),
     AnswerType.EXPLANATION: (
         ("Why does this happen?", "The reason behind it.", "because reason"),
         ("How can it be avoided or changed?", "What can be done about it.", "avoid change option force"),
+        ("What follows from it?", "Its consequences.", "result consequence"),
     ),
     AnswerType.PROCEDURE: (
         ("What must be in place first?", "What it requires.", "requires before first"),
         ("What can go wrong?", "Errors and pitfalls.", "error fail warning"),
+        ("What are the alternatives?", "Other ways to the same end.", "alternative instead"),
     ),
 }
 _ZH_BARE: dict[AnswerType, tuple[Template, ...]] = {
+    AnswerType.VERSION: (
+        ("带来了哪些变化？", "随之而来的变化。", "新增 变化"),
+        ("此前是什么情况？", "之前的状态。", "此前 以前"),
+    ),
     AnswerType.DEFINITION: (
         ("如何使用？", "用途与示例。", "使用 示例"),
         ("有哪些条件或例外？", "定义的边界。", "条件 例外"),
@@ -93,9 +108,7 @@ _ZH_BARE: dict[AnswerType, tuple[Template, ...]] = {
         ("可能出现什么问题？", "错误与陷阱。", "错误 失败"),
     ),
 }
-_VALUE_TYPES = frozenset(
-    (AnswerType.QUANTITY, AnswerType.LIMIT, AnswerType.VERSION, AnswerType.NAME, AnswerType.YES_NO)
-)
+_VALUE_TYPES = frozenset((AnswerType.QUANTITY, AnswerType.LIMIT, AnswerType.NAME, AnswerType.YES_NO))
 
 
 def facet_templates(answer_type: AnswerType, *, chinese: bool, topic: bool) -> tuple[Template, ...]:

@@ -56,12 +56,14 @@ def is_answer_piece(piece: str) -> bool:
 
 
 def opening_claims(subquestions: Sequence[SubQuestion], claims: Sequence[Claim]) -> list[Claim]:
-    """``claims`` with each sub-question's answer claims (those with an answer span; at most
-    ``MAX_OPENING_CLAIMS``) moved to the opening, in plan order."""
+    """``claims`` with each sub-question's answer claims (those with an answer span, at most
+    ``MAX_OPENING_CLAIMS``; without any, its first claim: a finding nobody read for a span, such as
+    a model's or an analyst's) moved to the opening, in plan order."""
     moved: dict[int, Claim] = {}
     for subquestion in sorted(subquestions, key=lambda sq: (sq.order, sq.id)):
-        own = [(i, c) for i, c in enumerate(claims) if c.section == str(subquestion.id) and c.answer]
-        for index, claim in own[:MAX_OPENING_CLAIMS]:
+        own = [(i, c) for i, c in enumerate(claims) if c.section == str(subquestion.id)]
+        answering = [(i, c) for i, c in own if c.answer] or own[:1]
+        for index, claim in answering[:MAX_OPENING_CLAIMS]:
             moved[index] = replace(claim, section=ANSWER_SECTION, about=str(subquestion.id))
     order = {sq.id: (sq.order, sq.id) for sq in subquestions}
     opening = sorted(moved.values(), key=lambda c: order.get(int(c.about), (1 << 30, 0)))

@@ -85,7 +85,9 @@ def _claim_for(finding: ReviewedFinding, terms: Sequence[str], bad_ids: set[int]
     if not is_clean_sentence(sentence) or not bears_on_a_question(sentence):
         return None  # a heading, a line of a table, a fragment, a test method: never a claim
     ids = [best.id] + [item.id for item in kept[1:] if says_the_same(sentence, item.quote)]
-    return Claim(display_text(sentence), tuple(ids), str(finding.subquestion_id))
+    # The side an analyst picked answers its sub-question: the opening states it.
+    decided = display_text(sentence) if finding.resolution is Resolution.PICKED else ""
+    return Claim(display_text(sentence), tuple(ids), str(finding.subquestion_id), decided)
 
 
 def write_extractive(
