@@ -32,6 +32,7 @@ from researchapp.pipeline.text.answer_type import (
 from researchapp.pipeline.text.aspects import dimension_vocabulary, dimensions_of
 from researchapp.pipeline.text.relevance import says_the_same
 from researchapp.pipeline.text.salience import question_parts
+from researchapp.pipeline.text.support import is_statement
 from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import Answers, AnswerSpan, Evidence, SubQuestion, UsageLog
 
@@ -41,6 +42,7 @@ NEIGHBOUR_WEIGHT = 0.6  # a focus term in the sentence before counts this much
 HEADING_WEIGHT = 0.5  # ... in the page's title or the headings above the passage
 CUE_NEARBY = 0.5  # a word such answers use ("default"), in the sentence before rather than the piece
 ABSENT_WEIGHT = 0.5  # a focus term no piece holds tells no piece from another: it weighs half
+STATEMENT_BAR = 0.0
 SECOND_ANSWER = 0.85  # a second answer scores at least this share of the best
 MAX_ANSWERS = 2
 _FIRST_PERSON = re.compile(
@@ -151,6 +153,7 @@ class _Context:
     weights: _Weights
     best_score: float
     vocabulary: frozenset[str] = frozenset()  # a dimension's words ("price", "euros" for cost)
+    statement: bool = False  # a claim to verify: checked whole already, judged by its words alone
 
 
 def _candidates(
@@ -158,12 +161,13 @@ def _candidates(
     evidence: Sequence[Evidence],
     avoid: dict[int, list[tuple[int, int]]],
     vocabulary: frozenset[str] = frozenset(),
+    statement: bool = False,
 ) -> list[_Candidate]:
     """Every piece that states an answer of the asked type and bears on a question, scored."""
     pieces = [(item, units_of(item.quote)) for item in evidence]
     held = [set(tokenize(item.quote[u.start : u.end])) for item, units in pieces for u in units]
     best = max((e.score for e in evidence), default=0.0) or 1.0
-    context = _Context(analysis, _Weights(held, analysis.terms), best, vocabulary)
+    context = _Context(analysis, _Weights(held, analysis.terms), best, vocabulary, statement)
     found: list[_Candidate] = []
     for item, units in pieces:
         for index, unit in enumerate(units):
@@ -184,7 +188,7 @@ def _judge(context: _Context, item: Evidence, unit: Unit, before_unit: Unit | No
     rarity, the subject nearby, the words such answers use, and the passage's rank."""
     analysis = context.analysis
     text = item.quote[unit.start : unit.end]
-    if not bears_on(text):
+    if not bears_on(text) and not context.statement:
         return None
     span = answer_span(text, analysis, kind=unit.kind, term=unit.term)
     if span is None:
@@ -193,7 +197,9 @@ def _judge(context: _Context, item: Evidence, unit: Unit, before_unit: Unit | No
     before = set(tokenize(item.quote[before_unit.start : before_unit.end])) if before_unit else set()
     heading = set(tokenize(f"{item.source_title} {item.heading}"))
     near = own | before | heading
-    if analysis.head and not set(analysis.head) & near and not context.vocabulary & own:
+    if context.statement:
+        pass  # a claim's sentence may name its subject by a pronoun, and need not name what it is
+    elif analysis.head and not set(analysis.head) & near and not context.vocabulary & own:
         return None  # "Which Android release": an answer near no word of "Android" names none
     placed = _placed(analysis.terms, own, before, heading)
     share = sum(placed.values()) / len(placed) if placed else 1.0
@@ -203,7 +209,7 @@ def _judge(context: _Context, item: Evidence, unit: Unit, before_unit: Unit | No
         if analysis.subject
         else 1.0
     )
-    if subject <= 0:
+    if subject <= 0 and not context.statement:
         return None
     cues = set(analysis.cues)
     cue = 1.0 if cues & own else CUE_NEARBY if cues & before else 0.0
@@ -222,7 +228,10 @@ def _same_answer(a: _Candidate, b: _Candidate) -> bool:
 
 
 def choose(
-    candidates: Sequence[_Candidate], limit: int = MAX_ANSWERS, options: Sequence[Sequence[str]] = ()
+    candidates: Sequence[_Candidate],
+    limit: int = MAX_ANSWERS,
+    options: Sequence[Sequence[str]] = (),
+    bar: float = FOCUS_BAR,
 ) -> list[AnswerSpan]:
     """The best candidate, with the evidence stating the same answer; others, different and nearly
     as good, up to ``limit``; for a comparison, the best piece naming each option no chosen piece
@@ -230,7 +239,7 @@ def choose(
     ranked = [
         c
         for c in sorted(candidates, key=lambda c: (-c.score, c.item.id, c.unit.start))
-        if c.focus >= FOCUS_BAR
+        if c.focus >= bar
     ]
     chosen: list[tuple[_Candidate, list[int]]] = []
 
@@ -272,10 +281,13 @@ def read_extractive(
     readings = readings_of(subquestion, question, evidence, common)
     limit = 1 if len(readings) > 1 else MAX_ANSWERS
     vocabulary = dimension_vocabulary(dimensions_of(subquestion))
+    # A statement to verify (a claim) was checked whole when its passages were chosen
+    # (``support.statement_miss``): its best sentence states it, however few of its words it repeats.
+    bar = STATEMENT_BAR if is_statement(subquestion.text) else FOCUS_BAR
     spans: list[AnswerSpan] = []
     for analysis in readings:
-        found = _candidates(analysis, evidence, avoid or {}, vocabulary)
-        for span in choose(found, limit, analysis.options):
+        found = _candidates(analysis, evidence, avoid or {}, vocabulary, bar == STATEMENT_BAR)
+        for span in choose(found, limit, analysis.options, bar):
             if not any((s.evidence_id, s.start) == (span.evidence_id, span.start) for s in spans):
                 spans.append(span)
     kinds = "/".join(dict.fromkeys(analysis.answer_type.value for analysis in readings))

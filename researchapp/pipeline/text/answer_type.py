@@ -16,6 +16,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from researchapp.pipeline.text.salience import _figure_asked, asked_for
 from researchapp.pipeline.text.tokens import STOPWORDS, cjk_count, tokenize
 
 
@@ -287,6 +288,10 @@ def analyse_question(text: str, *, common: Collection[str] = ()) -> QuestionAnal
     text = " ".join(text.split())
     chinese = cjk_count(text) >= 2
     answer_type = answer_type_of(text)
+    attribute = asked_for(asking_sentence(text))  # "What is the weekly salary of X?" → salary
+    figure = _figure_asked(asking_sentence(text), attribute)
+    if figure and answer_type in (AnswerType.NAME, AnswerType.EXPLANATION, AnswerType.DEFINITION):
+        answer_type = AnswerType.QUANTITY
     type_words = set(tokenize(_TYPE_WORDS.get(answer_type, "")))
     content = [t for t in dict.fromkeys(tokenize(_IDIOMS.sub(" ", text))) if t not in _ASKING]
     names = [t for t in name_terms(text) if t in content]
@@ -294,14 +299,16 @@ def analyse_question(text: str, *, common: Collection[str] = ()) -> QuestionAnal
     focus = [t for t in content if t not in names and t not in type_words]
     if not focus:
         focus = [t for t in content if t not in subject]
+    unit = unit_of(text, answer_type) or ("money" if figure == "money" else "")
+    head = head_terms(text, answer_type, common) or tuple(t for t in attribute if t not in common)
     return QuestionAnalysis(
         answer_type,
         tuple(focus),
         tuple(subject),
-        unit_of(text, answer_type),
+        unit,
         tuple(tokenize(_CUES.get(answer_type, ""))),
         chinese,
-        head_terms(text, answer_type, common),
+        head,
     )
 
 
