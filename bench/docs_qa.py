@@ -68,9 +68,8 @@ def page_of(url: str) -> str:
 
 
 def judge(record: dict, data: Path) -> Outcome:
-    from researchapp.core.enums import FindingStatus
-
     from bench.task_run import run_task
+    from researchapp.core.enums import FindingStatus
 
     run = run_task(record["question"], manual_corpus(data / "docs" / record["manual"]))
     pages = set(record.get("pages", ()))

@@ -1,4 +1,4 @@
-"""Multi-hop paragraph recall on MuSiQue dev and 2WikiMultihopQA dev, beside plain BM25 as the data defines it.
+"""Multi-hop paragraph recall on MuSiQue and 2WikiMultihopQA dev, beside plain BM25 as the data defines it.
 
 Each question's own paragraphs are its corpus (one source per paragraph); the planner and evidence
 selection run as in a task (``bench.evidence_recall.handed_on``: the plan's sub-questions, passages

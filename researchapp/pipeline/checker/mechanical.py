@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from researchapp.core.enums import Resolution
 from researchapp.pipeline.report import MARKER_LIKE, describe_claim, markers, report_bucket, stated_elsewhere
 from researchapp.pipeline.report.document import ComputedFigure, document_from_json, figure_text
+from researchapp.pipeline.report.labels import WEAK_SECTION_NOTE
 from researchapp.pipeline.report.markdown import markdown_text
 from researchapp.pipeline.text.quantities import figure_value
 from researchapp.pipeline.text.support import figures_missing, support_problem
@@ -172,8 +173,9 @@ def check_draft(draft: Draft, brief: Brief, ledger: Ledger) -> list[CheckIssue]:
         for figure in document_from_json(dict(draft.document)).computed:
             issues += computed_problems(figure, evidence, snapshots)
     claimed_sections = {claim.section for claim in draft.claims if claim.evidence_ids}
+    claimed_sections |= {claim.about for claim in draft.claims if claim.evidence_ids and claim.about}
     for subquestion in subquestions:
-        if str(subquestion.id) in claimed_sections:
+        if str(subquestion.id) in claimed_sections or subquestion.id in _marked(draft):
             continue
         # A finding whose sentence an earlier section already states is covered by that claim.
         if stated_elsewhere(subquestion.id, findings, draft.claims):
@@ -192,6 +194,13 @@ def check_draft(draft: Draft, brief: Brief, ledger: Ledger) -> list[CheckIssue]:
                 )
             )
     return issues
+
+
+def _marked(draft: Draft) -> set[int]:
+    """Sub-questions the report marks as stating nothing (their passages state no answer): the
+    report says so in their section, which accounts for them (``render.WEAK_SECTION_NOTE``)."""
+    sections = dict(draft.document).get("sections", ()) if draft.document else ()
+    return {int(s["subquestion_id"]) for s in sections if s.get("note") == WEAK_SECTION_NOTE}
 
 
 class MechanicalChecker:

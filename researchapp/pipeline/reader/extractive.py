@@ -43,6 +43,8 @@ HEADING_WEIGHT = 0.5  # ... in the page's title or the headings above the passag
 CUE_NEARBY = 0.5  # a word such answers use ("default"), in the sentence before rather than the piece
 ABSENT_WEIGHT = 0.5  # a focus term no piece holds tells no piece from another: it weighs half
 STATEMENT_BAR = 0.0
+MAX_LOOSE_ANSWERS = 3
+SECOND_LOOSE_ANSWER = 0.75
 SECOND_ANSWER = 0.85  # a second answer scores at least this share of the best
 MAX_ANSWERS = 2
 _FIRST_PERSON = re.compile(
@@ -232,14 +234,13 @@ def choose(
     limit: int = MAX_ANSWERS,
     options: Sequence[Sequence[str]] = (),
     bar: float = FOCUS_BAR,
+    second: float = SECOND_ANSWER,
 ) -> list[AnswerSpan]:
     """The best candidate, with the evidence stating the same answer; others, different and nearly
     as good, up to ``limit``; for a comparison, the best piece naming each option no chosen piece
     names ("costs 4,200 euros" for one battery, "costs 5,100 euros" for the other); each answer once."""
     ranked = [
-        c
-        for c in sorted(candidates, key=lambda c: (-c.score, c.item.id, c.unit.start))
-        if c.focus >= bar
+        c for c in sorted(candidates, key=lambda c: (-c.score, c.item.id, c.unit.start)) if c.focus >= bar
     ]
     chosen: list[tuple[_Candidate, list[int]]] = []
 
@@ -249,9 +250,7 @@ def choose(
             if candidate.item.id != same[0].item.id and candidate.item.id not in same[1]:
                 same[1].append(candidate.item.id)
             return
-        if bounded and (
-            len(chosen) >= limit or (chosen and candidate.score < SECOND_ANSWER * chosen[0][0].score)
-        ):
+        if bounded and (len(chosen) >= limit or (chosen and candidate.score < second * chosen[0][0].score)):
             return
         chosen.append((candidate, []))
 
@@ -287,7 +286,10 @@ def read_extractive(
     spans: list[AnswerSpan] = []
     for analysis in readings:
         found = _candidates(analysis, evidence, avoid or {}, vocabulary, bar == STATEMENT_BAR)
-        for span in choose(found, limit, analysis.options, bar):
+        # A whole sentence answers a yes/no question or asks for an explanation: a few of them may.
+        loose = analysis.answer_type not in STRICT_TYPES and len(readings) == 1
+        wanted, second = (MAX_LOOSE_ANSWERS, SECOND_LOOSE_ANSWER) if loose else (limit, SECOND_ANSWER)
+        for span in choose(found, wanted, analysis.options, bar, second):
             if not any((s.evidence_id, s.start) == (span.evidence_id, span.start) for s in spans):
                 spans.append(span)
     kinds = "/".join(dict.fromkeys(analysis.answer_type.value for analysis in readings))

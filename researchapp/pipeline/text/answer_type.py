@@ -118,7 +118,7 @@ _ASKING = frozenset(
     becomes become exactly exact""".split()
 )
 _TYPE_WORDS = {
-    AnswerType.LIMIT: "default defaults maximum minimum largest smallest highest lowest limit limits most least",
+    AnswerType.LIMIT: "default defaults maximum minimum largest smallest highest lowest limit limits most",
     AnswerType.VERSION: "version release since first year date starting introduced added new",
     AnswerType.DEFINITION: "mean means meaning define defines definition called refers",
     AnswerType.COMPARISON: "compare compared comparison differ difference different versus",
@@ -275,6 +275,7 @@ def head_terms(text: str, answer_type: AnswerType, common: Collection[str] = ())
 
 
 _DIFFER_IN = _rx(r"\bdiffer(?:s|ent)?\s+(?:in|on|regarding)\s+([^?？.]+)|在(.+?)(?:方面|上)有何不同")
+_MARKUP = re.compile(r"<[^<>]{1,200}>")
 _HEAD_GENERIC = (
     "value number size kind type way thing one version release date year percentage fraction share"
 )
@@ -285,7 +286,7 @@ def analyse_question(text: str, *, common: Collection[str] = ()) -> QuestionAnal
     (found in most documents at hand); without a name, its first content words. 3. The focus: its
     other content words, less the words that only ask. A Chinese question's Latin words (names,
     code) are its subject; its Chinese words its focus."""
-    text = " ".join(text.split())
+    text = " ".join(_MARKUP.sub(" ", text).split())  # "Is the <b>Northgate</b> ferry ...": its words
     chinese = cjk_count(text) >= 2
     answer_type = answer_type_of(text)
     attribute = asked_for(asking_sentence(text))  # "What is the weekly salary of X?" → salary
