@@ -115,6 +115,18 @@ def _rate(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
+def kind_figures(answerable: list[Outcome]) -> list[Figure]:
+    """The answered rate of each kind of question."""
+    figures = []
+    by_kind: dict[str, list[Outcome]] = defaultdict(list)
+    for o in answerable:
+        by_kind[o.record["kind"]].append(o)
+    for kind, own in sorted(by_kind.items()):
+        hits = sum(o.answered for o in own)
+        figures.append(Figure(NAME, f"answered, {kind}", _rate(hits, len(own)), note=f"{hits} of {len(own)}"))
+    return figures
+
+
 def run(args: argparse.Namespace) -> list[Figure]:
     records = records_of(args.data / "docs_questions.jsonl", args.half)
     if args.only:
@@ -164,12 +176,7 @@ def run(args: argparse.Namespace) -> list[Figure]:
                 note=f"{hits} of {len(own)}",
             )
         )
-    by_kind: dict[str, list[Outcome]] = defaultdict(list)
-    for o in answerable:
-        by_kind[o.record["kind"]].append(o)
-    for kind, own in sorted(by_kind.items()):
-        hits = sum(o.answered for o in own)
-        figures.append(Figure(NAME, f"answered, {kind}", _rate(hits, len(own)), note=f"{hits} of {len(own)}"))
+    figures += kind_figures(answerable)
     figures += [
         Figure(
             NAME,
