@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth.backends import ModelBackend
+from django.utils.translation import gettext_lazy
 
 from researchapp.demo import DEMO_ACCOUNTS
 
-DEMO_REFUSED = (
-    "The demo accounts ({names}) log in only in the embedded profile (`make run`). "
+DEMO_REFUSED = gettext_lazy(
+    "The demo accounts (%(names)s) log in only in the embedded profile (`make run`). "
     "Ask an administrator for an account."
 )
 

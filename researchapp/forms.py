@@ -42,7 +42,7 @@ class LoginForm(AuthenticationForm):
     def clean(self):
         if is_refused_demo_account(self.cleaned_data.get("username")):
             raise forms.ValidationError(
-                DEMO_REFUSED.format(names=", ".join(DEMO_ACCOUNTS)), code="demo_account"
+                DEMO_REFUSED % {"names": ", ".join(DEMO_ACCOUNTS)}, code="demo_account"
             )
         return super().clean()
 
@@ -50,4 +50,4 @@ class LoginForm(AuthenticationForm):
 def first_error(form: forms.Form) -> str:
     for messages in form.errors.values():
         return str(messages[0])
-    return "The form is incomplete."
+    return str(_("The form is incomplete."))

@@ -18,6 +18,8 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from researchapp.demo import DEMO_QUESTION
 from researchapp.models import (
@@ -128,7 +130,8 @@ def waiting_for(task: ResearchTask) -> Waiting | None:
     running = [job for job in jobs if job.started_at is not None]
     if running:
         beat = timezone.localtime(running[0].heartbeat_at).strftime("%H:%M:%S")
-        return Waiting("running", running[0].started_at, running[0].describe(), f"last heartbeat {beat}")
+        heartbeat = _("last heartbeat %(time)s") % {"time": beat}
+        return Waiting("running", running[0].started_at, running[0].describe(), heartbeat)
     queued = jobs[0].sent_at or jobs[0].created_at
     hint_after = timedelta(seconds=settings.RESEARCH["WORKER_WAIT_HINT_SECONDS"])
     return Waiting("worker", queued, jobs[0].describe(), worker_hint=timezone.now() - queued > hint_after)
@@ -162,7 +165,7 @@ class TaskDetail:
             status, current_state = self.task.failed_stage or ResearchTask.Status.PLANNING, "failed"
         else:
             current_state = "current"
-        names = [value for value, _ in PIPELINE]
+        names = [value for value, _label in PIPELINE]
         at = names.index(status) if status in names else -1
         steps = []
         for i, (value, label) in enumerate(PIPELINE):
@@ -182,20 +185,21 @@ class TaskDetail:
 
 @dataclass(frozen=True)
 class Step:
-    label: str
+    label: str  # translated when shown
     state: str  # "done", "current", "failed" or "todo"
 
 
+# The row of steps on the task page, in the words of a step (lower case, unlike a status heading).
 PIPELINE = [
-    (ResearchTask.Status.SUBMITTED, "submitted"),
-    (ResearchTask.Status.PLANNING, "planning"),
-    (ResearchTask.Status.AWAITING_PLAN_REVIEW, "plan review"),
-    (ResearchTask.Status.COLLECTING, "collecting"),
-    (ResearchTask.Status.ANALYSING, "analysing"),
-    (ResearchTask.Status.AWAITING_EVIDENCE_REVIEW, "evidence review"),
-    (ResearchTask.Status.WRITING, "writing"),
-    (ResearchTask.Status.AWAITING_REPORT_REVIEW, "report review"),
-    (ResearchTask.Status.APPROVED, "approved"),
+    (ResearchTask.Status.SUBMITTED, gettext_lazy("submitted")),
+    (ResearchTask.Status.PLANNING, gettext_lazy("planning")),
+    (ResearchTask.Status.AWAITING_PLAN_REVIEW, gettext_lazy("plan review")),
+    (ResearchTask.Status.COLLECTING, gettext_lazy("collecting")),
+    (ResearchTask.Status.ANALYSING, gettext_lazy("analysing")),
+    (ResearchTask.Status.AWAITING_EVIDENCE_REVIEW, gettext_lazy("evidence review")),
+    (ResearchTask.Status.WRITING, gettext_lazy("writing")),
+    (ResearchTask.Status.AWAITING_REPORT_REVIEW, gettext_lazy("report review")),
+    (ResearchTask.Status.APPROVED, gettext_lazy("approved")),
 ]
 
 
@@ -298,7 +302,7 @@ def evidence_context(evidence_id: int, user, chars: int = CONTEXT_CHARS) -> Evid
     source = evidence.source
     text = source.text
     if evidence.end > len(text):
-        raise Http404("The quote lies outside its source snapshot.")
+        raise Http404(_("The quote lies outside its source snapshot."))
     start = max(evidence.start - chars, 0)
     end = min(evidence.end + chars, len(text))
     return EvidenceContext(

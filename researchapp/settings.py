@@ -18,6 +18,8 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
+from researchapp.core.enums import ModelStage
+
 
 def env_bool(name: str, default: bool) -> bool:
     value = os.environ.get(name)
@@ -346,9 +348,7 @@ RESEARCH = {
     "OPENAI_API_KEY": os.environ.get("OPENAI_API_KEY", ""),
     "OPENAI_BASE_URL": os.environ.get("OPENAI_BASE_URL", ""),
     "OPENAI_MODEL": os.environ.get("OPENAI_MODEL", "gpt-4o-mini"),
-    "OPENAI_MODEL_PLAN": os.environ.get("OPENAI_MODEL_PLAN", ""),
-    "OPENAI_MODEL_ANALYSE": os.environ.get("OPENAI_MODEL_ANALYSE", ""),
-    "OPENAI_MODEL_WRITE": os.environ.get("OPENAI_MODEL_WRITE", ""),
+    **{name: os.environ.get(name, "") for name in (f"OPENAI_MODEL_{stage.name}" for stage in ModelStage)},
     "OPENAI_TIMEOUT": env_positive_float("OPENAI_TIMEOUT", 60.0),
     # Fetcher limits; FETCH_ALLOWED_HOSTS lets tests reach stub servers on loopback.
     "FETCH_CONNECT_TIMEOUT": env_positive_float("FETCH_CONNECT_TIMEOUT", 5.0),

@@ -15,7 +15,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseStopPolling
-from django_htmx.middleware import HtmxDetails
 
 from researchapp import selectors
 from researchapp.exports.ledger import ledger_json
@@ -25,15 +24,7 @@ from researchapp.forms import SubmitForm
 from researchapp.models import IllegalTransition, StaleState
 from researchapp.permissions import can_submit
 from researchapp.services import audit, submission
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
-
-
-def _say(error: ValidationError | StaleState) -> str:
-    return " ".join(error.messages) if isinstance(error, ValidationError) else str(error)
-
+from researchapp.web import HtmxHttpRequest, error_text
 
 # --- tasks ----------------------------------------------------------------------------------------
 
@@ -59,7 +50,7 @@ def _task_list_page(request: HttpRequest, form: SubmitForm, status: int = 200) -
 @require_POST
 def task_submit(request: HttpRequest) -> HttpResponse:
     if not can_submit(request.user):
-        raise PermissionDenied("Only researchers and analysts can submit questions.")
+        raise PermissionDenied(_("Only researchers and analysts can submit questions."))
     form = SubmitForm(request.POST)
     if form.is_valid():
         try:
@@ -104,9 +95,13 @@ def task_cancel(request: HttpRequest, task_id: int) -> HttpResponse:
         submission.task_cancel(task=task, actor=request.user)
     except (IllegalTransition, StaleState):
         task.refresh_from_db(fields=["status"])
-        messages.error(request, f"The task is {task.get_status_display()} and can no longer be cancelled.")
+        messages.error(
+            request,
+            _("The task is %(status)s and can no longer be cancelled.")
+            % {"status": task.get_status_display()},
+        )
     else:
-        messages.success(request, "The task is cancelled.")
+        messages.success(request, _("The task is cancelled."))
     return redirect("task_detail", task.pk)
 
 
@@ -118,11 +113,13 @@ def task_resume(request: HttpRequest, task_id: int) -> HttpResponse:
     try:
         submission.task_resume(task=task, actor=request.user)
     except ValidationError as error:
-        messages.error(request, _say(error))
+        messages.error(request, error_text(error))
     except (IllegalTransition, StaleState):
-        messages.error(request, "Someone else resumed or cancelled the task first.")
+        messages.error(request, _("Someone else resumed or cancelled the task first."))
     else:
-        messages.success(request, f"Resumed: the task is {task.get_status_display()} again.")
+        messages.success(
+            request, _("Resumed: the task is %(status)s again.") % {"status": task.get_status_display()}
+        )
     return redirect("task_detail", task.pk)
 
 
@@ -157,8 +154,8 @@ def export_report(request: HttpRequest, task_id: int, export_format: str) -> Htt
     draft = selectors.approved_report(task)
     if draft is None:
         return HttpResponse(
-            f"Task {task.pk} has no approved report yet ({task.get_status_display()}); "
-            "only an approved report can be exported.",
+            _("Task %(n)s has no approved report yet (%(status)s); only an approved report can be exported.")
+            % {"n": task.pk, "status": task.get_status_display()},
             status=409,
             content_type="text/plain; charset=utf-8",
         )

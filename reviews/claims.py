@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import formats, timezone
@@ -36,7 +37,8 @@ GATE_OF = {
 
 @dataclass(frozen=True)
 class Item:
-    """One thing an analyst decides: a task's plan or report, or one of its findings."""
+    """One thing an analyst decides: a task's plan or report, or one of its findings (queue items,
+    which can be claimed), or one of its hypotheses (not a queue item: never claimed)."""
 
     task: ResearchTask
     object_type: str
@@ -47,6 +49,8 @@ class Item:
         return cls(task=finding.task, object_type=ObjectType.FINDING, finding=finding)
 
     def claims(self):
+        if self.object_type not in GATE_OF:
+            return Claim.objects.none()
         if self.finding is not None:
             return Claim.objects.filter(finding=self.finding)
         return Claim.objects.filter(task=self.task, object_type=self.object_type, finding__isnull=True)
@@ -65,7 +69,7 @@ def held_until(claim: Claim) -> str:
     return formats.time_format(timezone.localtime(claim.expires_at), "H:i")
 
 
-def claim_take(*, analyst, item: Item) -> Claim:
+def claim_take(*, actor: User, item: Item) -> Claim:
     """Claim ``item`` for ``claim_minutes()``, or renew one's own claim.
 
     1. Only analysts claim, and only items that wait for a decision.
@@ -73,7 +77,7 @@ def claim_take(*, analyst, item: Item) -> Claim:
     3. Renew the analyst's own live claim, or insert a new one; the unique constraint lets one of
        two racing analysts in, and the other is told who was first (``StaleState``).
     """
-    if not is_analyst(analyst):
+    if not is_analyst(actor):
         raise PermissionDenied(_("Only analysts can claim review items."))
     if not item.waits_for_review():
         raise ValidationError(_("This item no longer waits for a decision."))
@@ -81,7 +85,7 @@ def claim_take(*, analyst, item: Item) -> Claim:
     expires = now + timedelta(minutes=claim_minutes())
     with transaction.atomic():
         item.claims().filter(expires_at__lte=now).delete()
-        if item.claims().filter(analyst=analyst).update(expires_at=expires):
+        if item.claims().filter(analyst=actor).update(expires_at=expires):
             return item.claims().get()
         try:
             with transaction.atomic():
@@ -89,7 +93,7 @@ def claim_take(*, analyst, item: Item) -> Claim:
                     task=item.task,
                     object_type=item.object_type,
                     finding=item.finding,
-                    analyst=analyst,
+                    analyst=actor,
                     claimed_at=now,
                     expires_at=expires,
                 )
@@ -103,15 +107,15 @@ def claim_take(*, analyst, item: Item) -> Claim:
     )
 
 
-def claim_release(*, analyst, item: Item) -> bool:
+def claim_release(*, actor: User, item: Item) -> bool:
     """Release the analyst's own claim on ``item``; False if they held none."""
-    deleted, _rows = item.claims().filter(analyst=analyst).delete()
+    deleted, _rows = item.claims().filter(analyst=actor).delete()
     return bool(deleted)
 
 
-def refuse_if_claimed_by_another(*, analyst, item: Item) -> None:
+def refuse_if_claimed_by_another(*, actor: User, item: Item) -> None:
     """A decision on an item someone else holds a live claim on is refused (see the module's doc)."""
-    holder = item.claims().live().exclude(analyst=analyst).select_related("analyst").first()
+    holder = item.claims().live().exclude(analyst=actor).select_related("analyst").first()
     if holder is not None:
         raise StaleState(
             _(

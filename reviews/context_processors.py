@@ -2,7 +2,7 @@ from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
 from researchapp.permissions import is_analyst
-from reviews.queues import queue_counts_for
+from reviews.selectors.queues import queue_counts_for
 
 
 def review_desk(request: HttpRequest) -> dict:

@@ -6,9 +6,15 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
+from researchapp.web import whole_number
 from reviews.models import ReviewDecision
 from reviews.preferences import time_zones
-from reviews.queues import QUEUES, QueueFilters
+from reviews.selectors.queues import QUEUES, QueueFilters
+
+
+def task_number(text: str) -> int | None:
+    """A task named by its number, as people type it: "12" or "#12"; None for anything else."""
+    return whole_number(text.strip().removeprefix("#"), minimum=1)
 
 
 class QueueFilterForm(forms.Form):
@@ -45,9 +51,11 @@ class QueueFilterForm(forms.Form):
 
     def filters(self, *, default_queue: str, page: str | None) -> QueueFilters:
         data = self.cleaned_data if self.is_valid() else {}
+        task = data.get("task", "")
         return QueueFilters(
             queue=data.get("queue") or default_queue,
-            task=data.get("task", ""),
+            task=task,
+            task_id=task_number(task),
             owner=data.get("owner", ""),
             age=data.get("age", ""),
             claim=data.get("claim", ""),
@@ -58,6 +66,24 @@ class QueueFilterForm(forms.Form):
 
 ITEM_TYPES = "|".join(ReviewDecision.ObjectType.values)
 ITEM_KEY = rf"^({ITEM_TYPES}):[1-9][0-9]{{0,17}}$"
+
+
+class AuditFilterForm(forms.Form):
+    """The audit's filters (GET): whose acts, and which task ("12" or "#12")."""
+
+    who = forms.CharField(required=False, max_length=150)
+    task = forms.CharField(required=False, max_length=40)
+
+    def clean_task(self) -> str:
+        task = self.cleaned_data["task"]
+        if task.strip() and task_number(task) is None:
+            raise forms.ValidationError(_("Name a task by its number, such as 12 or #12."), code="task")
+        return task
+
+    def filters(self) -> dict:
+        """The audit read's keywords (``desk_audit(who=..., task_id=...)``) of a valid form."""
+        task = self.cleaned_data["task"]
+        return {"who": self.cleaned_data["who"], "task_id": task_number(task) if task.strip() else None}
 
 
 class ClaimForm(forms.Form):

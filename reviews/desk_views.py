@@ -10,7 +10,7 @@ import csv
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -22,17 +22,13 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from researchapp import selectors
 from researchapp.forms import LoginForm, first_error
 from researchapp.models import Finding, ResearchTask, StaleState
-from researchapp.permissions import is_analyst
-from reviews import audit, claims, preferences
+from researchapp.web import error_text, require_analyst
+from reviews import claims, preferences
 from reviews.claims import Item
-from reviews.desk_forms import ClaimForm, LanguageForm, PreferencesForm, QueueFilterForm
+from reviews.desk_forms import AuditFilterForm, ClaimForm, LanguageForm, PreferencesForm, QueueFilterForm
 from reviews.models import ReviewDecision
-from reviews.queues import QUEUES, queue_counts_for, queue_page
-
-
-def _require_analyst(request: HttpRequest, why: str) -> None:
-    if not is_analyst(request.user):
-        raise PermissionDenied(why)
+from reviews.selectors import audit
+from reviews.selectors.queues import QUEUES, queue_counts_for, queue_page
 
 
 def _safe_next(request: HttpRequest, url: str, fallback: str) -> str:
@@ -46,7 +42,7 @@ def _safe_next(request: HttpRequest, url: str, fallback: str) -> str:
 @login_required
 @require_GET
 def review_queue(request: HttpRequest) -> HttpResponse:
-    _require_analyst(request, _("The review queue is for analysts."))
+    require_analyst(request, _("The review queue is for analysts."))
     counts = queue_counts_for(request)
     busiest = next((name for name in QUEUES if counts.of(name)), "plans")
     form = QueueFilterForm(request.GET)
@@ -71,7 +67,7 @@ def review_queue(request: HttpRequest) -> HttpResponse:
 @require_POST
 def claim(request: HttpRequest) -> HttpResponse:
     """Claim or release one item, then go back to where the analyst was (the queue by default)."""
-    _require_analyst(request, _("Only analysts can claim review items."))
+    require_analyst(request, _("Only analysts can claim review items."))
     form = ClaimForm(request.POST)
     if not form.is_valid():
         messages.error(request, first_error(form))
@@ -89,16 +85,14 @@ def claim(request: HttpRequest) -> HttpResponse:
         )
     try:
         if data["action"] == "claim":
-            held = claims.claim_take(analyst=request.user, item=item)
+            held = claims.claim_take(actor=request.user, item=item)
             messages.success(request, _("Claimed until %(until)s.") % {"until": claims.held_until(held)})
-        elif claims.claim_release(analyst=request.user, item=item):
+        elif claims.claim_release(actor=request.user, item=item):
             messages.success(request, _("Released; anyone can take it now."))
         else:
             messages.info(request, _("You held no claim on that item."))
     except (ValidationError, StaleState) as error:
-        messages.error(
-            request, " ".join(error.messages) if isinstance(error, ValidationError) else str(error)
-        )
+        messages.error(request, error_text(error))
     return redirect(_safe_next(request, data["next"], fallback=reverse("review_queue")))
 
 
@@ -119,25 +113,25 @@ def task_audit_csv(request: HttpRequest, task_id: int) -> HttpResponse:
     return _csv(audit.task_audit(task), f"audit-task-{task.pk}.csv")
 
 
-def _desk_filters(request: HttpRequest) -> dict:
-    task = request.GET.get("task", "").strip().lstrip("#")
-    return {"who": request.GET.get("who", "").strip(), "task_id": int(task) if task.isdigit() else None}
-
-
 @login_required
 @require_GET
 def desk_audit(request: HttpRequest) -> HttpResponse:
-    _require_analyst(request, _("The audit across tasks is for analysts."))
-    filters = _desk_filters(request)
-    lines = audit.desk_audit(**filters)
-    return render(request, "audit.html", {"task": None, "lines": lines, "filters": filters})
+    """What people did across tasks; a filter that names no task is refused (400) with the filter kept."""
+    require_analyst(request, _("The audit across tasks is for analysts."))
+    form = AuditFilterForm(request.GET)
+    lines = audit.desk_audit(**form.filters()) if form.is_valid() else []
+    context = {"task": None, "lines": lines, "form": form}
+    return render(request, "audit.html", context, status=200 if form.is_valid() else 400)
 
 
 @login_required
 @require_GET
 def desk_audit_csv(request: HttpRequest) -> HttpResponse:
-    _require_analyst(request, _("The audit across tasks is for analysts."))
-    return _csv(audit.desk_audit(**_desk_filters(request), limit=audit.CSV_LENGTH), "audit.csv")
+    require_analyst(request, _("The audit across tasks is for analysts."))
+    form = AuditFilterForm(request.GET)
+    if not form.is_valid():
+        return HttpResponse(first_error(form), status=400, content_type="text/plain; charset=utf-8")
+    return _csv(audit.desk_audit(**form.filters(), limit=audit.CSV_LENGTH), "audit.csv")
 
 
 def _cell(text: str) -> str:
@@ -185,7 +179,7 @@ def preferences_page(request: HttpRequest) -> HttpResponse:
             try:
                 stored = preferences.preferences_save(user=request.user, **form.cleaned_data)
             except ValidationError as error:
-                messages.error(request, " ".join(error.messages))
+                messages.error(request, error_text(error))
             else:
                 messages.success(request, _("Preferences saved."))
                 response = redirect("preferences")

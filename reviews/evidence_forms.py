@@ -6,6 +6,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from researchapp.web import WholeNumberField, whole_number
 from reviews.forms import NOTE_MAX
 
 PASSAGE_MAX = 4000
@@ -15,11 +16,11 @@ class ManualEvidenceForm(forms.Form):
     """A span of a stored source: its characters (``start``/``end``, filled by selecting text in the
     side panel, or typed), or the exact passage pasted (``quote``), found in the source by the service."""
 
-    finding = forms.IntegerField(min_value=1)
-    version = forms.IntegerField(min_value=1)
-    source = forms.IntegerField(min_value=1, error_messages={"required": _("Choose a stored source.")})
-    start = forms.IntegerField(min_value=0, required=False)
-    end = forms.IntegerField(min_value=0, required=False)
+    finding = WholeNumberField()
+    version = WholeNumberField()
+    source = WholeNumberField(error_messages={"required": _("Choose a stored source.")})
+    start = WholeNumberField(min_value=0, required=False)
+    end = WholeNumberField(min_value=0, required=False)
     quote = forms.CharField(required=False, max_length=PASSAGE_MAX, strip=False)
     note = forms.CharField(required=False, max_length=NOTE_MAX)
 
@@ -33,8 +34,8 @@ class ManualEvidenceForm(forms.Form):
     def posted(self) -> dict:
         """What was sent, to show again if it is refused (nothing typed is lost)."""
         return {
-            "finding": self.cleaned_data.get("finding") or _int(self.data.get("finding")),
-            "source": self.cleaned_data.get("source") or _int(self.data.get("source")),
+            "finding": self.cleaned_data.get("finding") or whole_number(self.data.get("finding"), minimum=1),
+            "source": self.cleaned_data.get("source") or whole_number(self.data.get("source"), minimum=1),
             "start": self.data.get("start", ""),
             "end": self.data.get("end", ""),
             "quote": self.data.get("quote", ""),
@@ -45,15 +46,11 @@ class ManualEvidenceForm(forms.Form):
 class OpenUrlForm(forms.Form):
     """A page for the fetcher to open. Any text is accepted here: the fetcher's guard says what it refuses."""
 
-    finding = forms.IntegerField(min_value=1)
-    version = forms.IntegerField(min_value=1)
+    finding = WholeNumberField()
+    version = WholeNumberField()
     url = forms.CharField(
         max_length=2000, error_messages={"required": _("Paste the address of the page to open.")}
     )
 
     def posted(self) -> dict:
-        return {"finding": _int(self.data.get("finding")), "url": self.data.get("url", "")}
-
-
-def _int(raw) -> int | None:
-    return int(raw) if isinstance(raw, str) and raw.isdigit() else None
+        return {"finding": whole_number(self.data.get("finding"), minimum=1), "url": self.data.get("url", "")}

@@ -14,19 +14,18 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
-from researchapp import selectors
+from researchapp import selectors, web
 from researchapp.forms import first_error
 from researchapp.models import ResearchTask, StaleState
 from researchapp.permissions import is_analyst
 from researchapp.services.manual_evidence import span_of
-from reviews import evidence_reads, services
-from reviews import selectors as review_selectors
+from reviews import services
 from reviews.evidence_forms import ManualEvidenceForm, OpenUrlForm
 from reviews.forms import FindingDecisionForm
-from reviews.views import HtmxHttpRequest, _apply, _gate_page, _say
+from reviews.selectors import findings, hypotheses
 
 DECISION_WORDS = {
     "pick_supports": gettext_lazy("picked side A"),
@@ -40,31 +39,18 @@ DECISION_WORDS = {
 }
 
 
-@login_required
-@vary_on_headers("HX-Request")
-@require_http_methods(["GET", "POST"])
-def evidence_review(request: HtmxHttpRequest, task_id: int) -> HttpResponse:
-    return _gate_page(
-        request,
-        task_id,
-        decide=_decide,
-        context_for=_evidence_context,
-        template="evidence_review.html#findings",
-    )
-
-
-def _evidence_context(request: HttpRequest, task: ResearchTask, posted: dict | None) -> dict:
+def _evidence_context(request: HttpRequest, task: ResearchTask, outcome: web.GateOutcome) -> dict:
     can_decide = is_analyst(request.user)
-    review = evidence_reads.findings_for_review(task, with_sources=can_decide)
+    review = findings.findings_for_review(task, with_sources=can_decide)
     return {
         "review": review,
         "can_decide": can_decide and review.open,
-        "posted": posted or {},
-        **review_selectors.hypotheses_context(task, request.user),
+        "posted": outcome.again or {},
+        **hypotheses.hypotheses_context(task, request.user),
     }
 
 
-def _decide(request: HttpRequest, task: ResearchTask) -> dict | None:
+def _decide(request: HttpRequest, task: ResearchTask) -> web.GateOutcome:
     action = request.POST.get("action", "")
     if action == "add_evidence":
         return _add_evidence(request, task)
@@ -73,18 +59,18 @@ def _decide(request: HttpRequest, task: ResearchTask) -> dict | None:
     return _decide_finding(request, task)
 
 
-def _decide_finding(request: HttpRequest, task: ResearchTask) -> dict | None:
+def _decide_finding(request: HttpRequest, task: ResearchTask) -> web.GateOutcome:
     form = FindingDecisionForm(request.POST)
     if not form.is_valid():
         messages.error(request, first_error(form))
-        return None
-    finding = evidence_reads.finding_in_task(task, form.cleaned_data["finding"])
+        return web.GateOutcome()
+    finding = findings.finding_in_task(task, form.cleaned_data["finding"])
     decision, data = form.cleaned_data["decision"], form.cleaned_data
-    done = _apply(
+    done = web.apply_decision(
         request,
-        lambda: services.decide_finding(
+        lambda: services.finding_decide(
             finding=finding,
-            reviewer=request.user,
+            actor=request.user,
             decision=decision,
             version_seen=data["version"],
             note=data["note"],
@@ -93,26 +79,26 @@ def _decide_finding(request: HttpRequest, task: ResearchTask) -> dict | None:
         success=_("Recorded for item %(n)s: %(what)s.")
         % {"n": finding.pk, "what": DECISION_WORDS.get(decision, decision)},
     )
-    return None if done else {"finding": finding.pk, "note": data["note"]}
+    return web.GateOutcome() if done else web.GateOutcome(again={"finding": finding.pk, "note": data["note"]})
 
 
-def _add_evidence(request: HttpRequest, task: ResearchTask) -> dict | None:
+def _add_evidence(request: HttpRequest, task: ResearchTask) -> web.GateOutcome:
     """A span of a stored source becomes the item's evidence; refused, the form comes back as sent."""
     form = ManualEvidenceForm(request.POST)
     if not form.is_valid():
         messages.error(request, first_error(form))
-        return form.posted()
+        return web.GateOutcome(again=form.posted())
     data = form.cleaned_data
-    finding = evidence_reads.finding_in_task(task, data["finding"])
-    source = evidence_reads.source_in_task(task, data["source"])
+    finding = findings.finding_in_task(task, data["finding"])
+    source = findings.source_in_task(task, data["source"])
     try:
         if data["start"] is not None and data["end"] is not None:
             start, end = data["start"], data["end"]
         else:
             start, end = span_of(source.text, data["quote"])
-        evidence = services.add_evidence_by_hand(
+        evidence = services.evidence_add_by_hand(
             finding=finding,
-            reviewer=request.user,
+            actor=request.user,
             source=source,
             start=start,
             end=end,
@@ -120,63 +106,63 @@ def _add_evidence(request: HttpRequest, task: ResearchTask) -> dict | None:
             note=data["note"],
         )
     except (ValidationError, StaleState) as error:
-        messages.error(request, _say(error))
-        return form.posted()
+        messages.error(request, web.error_text(error))
+        return web.GateOutcome(again=form.posted())
     messages.success(
         request,
         _("Item %(n)s is supported now: E%(e)s added by hand (characters %(a)s–%(b)s of “%(source)s”).")
         % {"n": finding.pk, "e": evidence.pk, "a": evidence.start, "b": evidence.end, "source": source},
     )
-    return None
+    return web.GateOutcome()
 
 
-def _open_url(request: HttpRequest, task: ResearchTask) -> dict | None:
+def _open_url(request: HttpRequest, task: ResearchTask) -> web.GateOutcome:
     """The fetcher opens the page (inline, short deadline); it is then a stored source to select from."""
     form = OpenUrlForm(request.POST)
     if not form.is_valid():
         messages.error(request, first_error(form))
-        return form.posted()
+        return web.GateOutcome(again=form.posted())
     data = form.cleaned_data
-    finding = evidence_reads.finding_in_task(task, data["finding"])
+    finding = findings.finding_in_task(task, data["finding"])
     try:
-        source = services.open_source_by_hand(
-            finding=finding, reviewer=request.user, url=data["url"], version_seen=data["version"]
+        source = services.source_open_by_hand(
+            finding=finding, actor=request.user, url=data["url"], version_seen=data["version"]
         )
     except (ValidationError, StaleState) as error:
-        messages.error(request, _say(error))
-        return form.posted()
+        messages.error(request, web.error_text(error))
+        return web.GateOutcome(again=form.posted())
     messages.success(
         request,
         _("Opened %(url)s: stored as a source (%(n)s characters). Open it to select a passage.")
         % {"url": data["url"], "n": len(source.text)},
     )
-    return {"finding": finding.pk, "source": source.pk}
+    # The page is shown again with the source open in the item's form, not redirected away.
+    return web.GateOutcome(again={"finding": finding.pk, "source": source.pk})
+
+
+evidence_review = web.gate_view(
+    decide=_decide,
+    context_for=_evidence_context,
+    page="evidence_review.html",
+    fragment="evidence_review.html#findings",
+)
 
 
 @login_required
 @vary_on_headers("HX-Request")
 @require_GET
-def evidence_source(request: HtmxHttpRequest, task_id: int) -> HttpResponse:
+@web.answers_bad_parameters
+def evidence_source(request: web.HtmxHttpRequest, task_id: int) -> HttpResponse:
     """A stored source's text, line by line with offsets, to select a passage of it for an item
-    (``?source=<id>&finding=<id>``); in the side panel for htmx, a page of its own otherwise."""
+    (``?source=<id>&finding=<id>``; without a finding, to read); in the side panel for htmx, a page of
+    its own otherwise."""
     task = selectors.visible_task(task_id, request.user)
-    form = OpenSourceQuery(request.GET)
-    source = evidence_reads.source_in_task(task, form.source)
+    source = findings.source_in_task(task, web.number_param(request.GET, "source"))
     context = {
         "task": task,
         "source": source,
-        "finding_id": form.finding,
-        "lines": evidence_reads.snapshot_lines(source),
+        "finding_id": web.number_param(request.GET, "finding", default=0),
+        "lines": findings.snapshot_lines(source),
     }
     template = "evidence_source.html#source" if request.htmx else "evidence_source.html"
     return render(request, template, context)
-
-
-class OpenSourceQuery:
-    def __init__(self, query) -> None:
-        self.source = _int(query.get("source"))
-        self.finding = _int(query.get("finding"))
-
-
-def _int(raw: str | None) -> int:
-    return int(raw) if raw and raw.isdigit() else 0

@@ -8,11 +8,14 @@ from dataclasses import dataclass
 from django import forms
 from django.core.exceptions import ValidationError
 from django.http import QueryDict
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from researchapp.models import SubQuestion
 from researchapp.services.evidence_gate import CITATION_DECISION, DECISIONS
 from researchapp.services.plan_gate import MAX_SUBQUESTIONS, SubQuestionEdit
+from researchapp.web import WholeNumberField, whole_number
 
 NOTE_MAX = 4000
 COMMENT_PREFIX = "comment-"  # a comment on sentence s3 is posted as comment-s3
@@ -80,7 +83,8 @@ def _lf(text: str) -> str:
 
 
 class PlanEditForm:
-    """The plan editor's rows (``sq-<i>-id|text|queries|rationale``) plus a new row (``new-*``).
+    """The plan editor's rows (``sq-<i>-id|text|queries|rationale``) plus a new row (``new-*``), and
+    the version of the plan the analyst saw (``plan_version``).
 
     ``action`` is the button pressed: ``save``, ``approve``, ``add``, ``remove:<i>``, ``up:<i>``
     or ``down:<i>``. ``apply`` turns it into the edited list the service stores.
@@ -90,23 +94,29 @@ class PlanEditForm:
 
     def __init__(self, data: QueryDict):
         self.errors: list[str] = []
+        self.plan_version = whole_number(data.get("plan_version"), minimum=1) or 0
+        if not self.plan_version:
+            self.errors.append(
+                _("The form does not say which version of the plan it edits; reload the page.")
+            )
         self.rows = self._rows(data)
         self.new_text = data.get("new-text", "")
         self.new_queries = data.get("new-queries", "")
         self.action, self.index = self._action(data.get("action", "save"))
 
-    @staticmethod
-    def _rows(data: QueryDict) -> list[PlanRow]:
-        try:
-            total = min(int(data.get("sq-total", "0")), MAX_SUBQUESTIONS + 1)
-        except ValueError:
-            total = 0
+    def _rows(self, data: QueryDict) -> list[PlanRow]:
+        total = whole_number(data.get("sq-total"), maximum=MAX_SUBQUESTIONS + 1)
+        if total is None:
+            self.errors.append(_("That sub-question is no longer in the form; reload the page."))
         rows = []
-        for i in range(max(total, 0)):
+        for i in range(total or 0):
             raw_id = data.get(f"sq-{i}-id", "")
+            row_id = whole_number(raw_id, minimum=1)
+            if raw_id.strip() and row_id is None:
+                self.errors.append(_("That sub-question is no longer in the form; reload the page."))
             rows.append(
                 PlanRow(
-                    id=int(raw_id) if raw_id.isdigit() else None,
+                    id=row_id,
                     text=data.get(f"sq-{i}-text", ""),
                     queries=data.get(f"sq-{i}-queries", ""),
                     rationale=data.get(f"sq-{i}-rationale", ""),
@@ -117,15 +127,16 @@ class PlanEditForm:
         return rows
 
     def _action(self, raw: str) -> tuple[str, int | None]:
-        name, _, index = raw.partition(":")
+        name, _colon, index = raw.partition(":")
         if name not in self.ACTIONS:
-            self.errors.append(f"Unknown action {raw!r}.")
+            self.errors.append(_("Unknown action “%(action)s”.") % {"action": raw[:40]})
             return "save", None
         if name in ("remove", "up", "down"):
-            if not index.isdigit() or int(index) >= len(self.rows):
-                self.errors.append("That sub-question is no longer in the form; reload the page.")
+            row = whole_number(index, maximum=len(self.rows) - 1) if self.rows else None
+            if row is None:
+                self.errors.append(_("That sub-question is no longer in the form; reload the page."))
                 return "save", None
-            return name, int(index)
+            return name, row
         return name, None
 
     def is_valid(self) -> bool:
@@ -146,7 +157,7 @@ class PlanEditForm:
         rows, i = list(self.rows), self.index
         if self.action == "add":
             if not self.new_text.strip():
-                raise ValidationError("Type the new sub-question before adding it.")
+                raise ValidationError(_("Type the new sub-question before adding it."))
             # Without queries, the new sub-question gets the ones the planner makes for its text.
             rows.append(PlanRow(None, self.new_text, self.new_queries))
         elif self.action == "remove" and i is not None:
@@ -158,15 +169,17 @@ class PlanEditForm:
         return [row.edit() for row in rows]
 
 
-def note_field(*, testid: str, placeholder: str) -> forms.CharField:
+def note_field(*, testid: str, placeholder: str | Promise) -> forms.CharField:
     """A free-text note for a decision; empty is allowed here, the service says when it is not."""
     attrs = {"rows": 3, "data-testid": testid, "placeholder": placeholder}
     return forms.CharField(required=False, max_length=NOTE_MAX, widget=forms.Textarea(attrs=attrs))
 
 
 class PlanRejectForm(forms.Form):
-    plan_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
-    feedback = note_field(testid="plan-reject-feedback", placeholder="What should the planner change?")
+    plan_version = WholeNumberField(widget=forms.HiddenInput)
+    feedback = note_field(
+        testid="plan-reject-feedback", placeholder=gettext_lazy("What should the planner change?")
+    )
     # "r" on the plan page goes to the feedback (a rejection without it is refused), see desk.js.
     feedback.widget.attrs |= {
         "data-shortcut": "r",
@@ -179,18 +192,18 @@ class PlanRejectForm(forms.Form):
 
 
 class FindingDecisionForm(forms.Form):
-    finding = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
-    version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    finding = WholeNumberField(widget=forms.HiddenInput)
+    version = WholeNumberField(widget=forms.HiddenInput)
     decision = forms.ChoiceField(
         choices=[(name, name.replace("_", " ")) for name in (*DECISIONS, CITATION_DECISION)]
     )
     note = forms.CharField(required=False, max_length=NOTE_MAX)
-    evidence = forms.IntegerField(min_value=1, required=False)  # the citation a drop_citation names
+    evidence = WholeNumberField(required=False)  # the citation a drop_citation names
 
     def clean(self):
         data = super().clean()
         if data.get("decision") == CITATION_DECISION and not data.get("evidence"):
-            raise ValidationError("Say which citation to drop.")
+            raise ValidationError(_("Say which citation to drop."))
         return data
 
 
@@ -198,11 +211,13 @@ class ReportDecisionForm(forms.Form):
     """Approve, or request changes: general comments, and comments on sentences (``comment-<anchor>``
     fields, which the page places next to each sentence)."""
 
-    DECISIONS = (("approve", "approve"), ("send_back", "request changes"))
+    DECISIONS = (("approve", gettext_lazy("approve")), ("send_back", gettext_lazy("request changes")))
 
-    draft_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    draft_version = WholeNumberField(widget=forms.HiddenInput)
     decision = forms.ChoiceField(choices=DECISIONS)
-    comments = note_field(testid="report-comments", placeholder="What should the writer change overall?")
+    comments = note_field(
+        testid="report-comments", placeholder=gettext_lazy("What should the writer change overall?")
+    )
 
     def sentence_comments(self, sentences: Mapping[str, str]) -> list[dict[str, str]]:
         """The comments typed next to sentences of the draft (``sentences``: anchor → text), in
@@ -214,10 +229,15 @@ class ReportDecisionForm(forms.Form):
         }
         unknown = sorted(set(typed) - set(sentences))
         if unknown:
-            raise ValidationError(f"The draft has no sentence {unknown[0]}; reload the page.")
+            raise ValidationError(
+                _("The draft has no sentence %(anchor)s; reload the page.") % {"anchor": unknown[0][:40]}
+            )
         too_long = [anchor for anchor, text in typed.items() if len(text) > NOTE_MAX]
         if too_long:
-            raise ValidationError(f"The comment on {too_long[0]} is longer than {NOTE_MAX} characters.")
+            raise ValidationError(
+                _("The comment on %(anchor)s is longer than %(max)s characters.")
+                % {"anchor": too_long[0], "max": NOTE_MAX}
+            )
         return [
             {"anchor": anchor, "sentence": sentence, "comment": typed[anchor]}
             for anchor, sentence in sentences.items()

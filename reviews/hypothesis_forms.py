@@ -6,12 +6,13 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from researchapp.services.hypotheses import DECISIONS
+from researchapp.web import WholeNumberField
 from reviews.forms import NOTE_MAX
 
 
 class HypothesisDecisionForm(forms.Form):
-    hypothesis = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
-    version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    hypothesis = WholeNumberField(widget=forms.HiddenInput)
+    version = WholeNumberField(widget=forms.HiddenInput)
     decision = forms.ChoiceField(
         choices=[(name, name.replace("_", " ")) for name in DECISIONS],
         error_messages={"invalid_choice": _("Choose accept, reject or keep open.")},

@@ -1,71 +1,61 @@
 """Hypotheses at the evidence gate: the list with each side's quotes, and an analyst's verdict on one.
 
 The evidence review page includes ``partials/hypotheses.html`` with the context of
-``reviews.selectors.hypotheses_context``; the partial's forms post here, and an htmx POST gets the
-partial back, rendered from fresh data. The same URL without htmx is a page of its own (and a POST
-without htmx redirects back to it).
+``reviews.selectors.hypotheses.hypotheses_context``; the partial's forms post here, and an htmx POST
+gets the partial back, rendered from fresh data. The same URL without htmx is a page of its own (and
+a POST without htmx redirects back to it).
 """
 
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.http import HttpRequest
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods
-from django.views.decorators.vary import vary_on_headers
+from django.utils.translation import gettext_lazy
 
-from researchapp import selectors
+from researchapp import web
 from researchapp.forms import first_error
-from researchapp.models import ResearchTask, StaleState
-from researchapp.permissions import is_analyst
-from reviews import selectors as review_selectors
+from researchapp.models import ResearchTask
 from reviews import services
 from reviews.hypothesis_forms import HypothesisDecisionForm
+from reviews.selectors import hypotheses
+
+VERDICT_WORDS = {
+    "accept": gettext_lazy("accepted"),
+    "reject": gettext_lazy("rejected"),
+    "keep_open": gettext_lazy("kept open"),
+}
 
 
-@login_required
-@vary_on_headers("HX-Request")
-@require_http_methods(["GET", "POST"])
-def hypotheses_review(request: HttpRequest, task_id: int) -> HttpResponse:
-    task = selectors.visible_task(task_id, request.user)
-    if request.method == "POST":
-        if not is_analyst(request.user):
-            raise PermissionDenied("Only analysts can decide reviews.")
-        _decide(request, task)
-        if not request.htmx:
-            return redirect(request.path)
-    task = selectors.visible_task(task_id, request.user)
-    context = {"task": task, "own_messages": True, **review_selectors.hypotheses_context(task, request.user)}
-    template = "partials/hypotheses.html" if request.htmx else "hypotheses_review.html"
-    return render(request, template, context)
+def _hypotheses_context(request: HttpRequest, task: ResearchTask, outcome: web.GateOutcome) -> dict:
+    return {"own_messages": True, **hypotheses.hypotheses_context(task, request.user)}
 
 
-def _decide(request: HttpRequest, task: ResearchTask) -> None:
+def _decide(request: HttpRequest, task: ResearchTask) -> web.GateOutcome:
     form = HypothesisDecisionForm(request.POST)
     if not form.is_valid():
         messages.error(request, first_error(form))
-        return
+        return web.GateOutcome()
     data = form.cleaned_data
-    hypothesis = review_selectors.hypothesis_in_task(task, data["hypothesis"])
-    try:
-        services.decide_hypothesis(
+    hypothesis = hypotheses.hypothesis_in_task(task, data["hypothesis"])
+    web.apply_decision(
+        request,
+        lambda: services.hypothesis_decide(
             hypothesis=hypothesis,
-            reviewer=request.user,
+            actor=request.user,
             decision=data["decision"],
             version_seen=data["version"],
             note=data["note"],
-        )
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
-        return
-    except StaleState as error:
-        messages.error(request, str(error))
-        return
-    messages.success(
-        request,
-        _("Recorded for hypothesis %(id)s: %(decision)s.")
-        % {"id": hypothesis.pk, "decision": data["decision"].replace("_", " ")},
+        ),  # fmt: skip
+        success=_("Recorded for hypothesis %(id)s: %(decision)s.")
+        % {"id": hypothesis.pk, "decision": VERDICT_WORDS.get(data["decision"], data["decision"])},
     )
+    return web.GateOutcome()
+
+
+hypotheses_review = web.gate_view(
+    decide=_decide,
+    context_for=_hypotheses_context,
+    page="hypotheses_review.html",
+    fragment="partials/hypotheses.html",
+)

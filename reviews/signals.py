@@ -13,7 +13,7 @@ from django.dispatch import receiver
 
 from researchapp.models import Event
 from reviews.notifications import NOTIFIED_MOVES
-from reviews.queues import forget_queue_counts
+from reviews.selectors.queues import forget_queue_counts
 from reviews.tasks import notify_task
 
 

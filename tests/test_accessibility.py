@@ -49,7 +49,7 @@ def desk(researcher, analyst):
         evidence_review_task(researcher),
         report_review_task(researcher),
     )
-    services.decide_finding(finding=evidence.conflict, reviewer=analyst, decision="disputed", version_seen=1)
+    services.finding_decide(finding=evidence.conflict, actor=analyst, decision="disputed", version_seen=1)
     run_hypotheses(evidence.task)
     # a plan in its second version (history and diff), a task collecting (per sub-question progress)
     revised = plan_review_task(researcher, question="How busy is the tram at night?")
@@ -68,11 +68,11 @@ def desk(researcher, analyst):
     # the evidence gate with an open conflict and an open [证据不足] item, and with both decided:
     # a side picked, evidence added by hand
     undecided, decided = evidence_review_task(researcher), evidence_review_task(researcher)
-    services.decide_finding(
-        finding=decided.conflict, reviewer=analyst, decision="pick_supports", version_seen=1, note="Counted."
+    services.finding_decide(
+        finding=decided.conflict, actor=analyst, decision="pick_supports", version_seen=1, note="Counted."
     )
-    services.add_evidence_by_hand(
-        finding=decided.gap, reviewer=analyst, source=decided.sources[1], start=0, end=61, version_seen=1
+    services.evidence_add_by_hand(
+        finding=decided.gap, actor=analyst, source=decided.sources[1], start=0, end=61, version_seen=1
     )
     return {
         "plan": plan,

@@ -17,7 +17,7 @@ from researchapp.models import Evidence, Finding, FindingEvidence, ResearchTask
 from researchapp.pipeline.values import CheckIssue, EvidenceLink, ReviewedFinding, SubQuestion
 from researchapp.pipeline.values import Evidence as EvidenceValue
 from researchapp.pipeline.writer.extractive import write_extractive
-from reviews.services import decide_finding
+from reviews.services import finding_decide
 from tests.factories import evidence_review_task
 from tests.helpers import HTMX, client_for
 
@@ -106,7 +106,7 @@ def test_an_analyst_can_flag_a_supported_finding_and_drop_a_citation(researcher,
     # when the analyst flags the supported finding as a point to verify
     page = client.get(url).content.decode()
     assert 'data-testid="decide-flag"' in page and 'data-testid="drop-citation"' in page
-    decide_finding(finding=supported, reviewer=analyst, decision="flag", version_seen=supported.version)
+    finding_decide(finding=supported, actor=analyst, decision="flag", version_seen=supported.version)
     # then it is reported to verify, not as fact
     supported.refresh_from_db()
     assert supported.resolution == Resolution.GAP
@@ -116,9 +116,9 @@ def test_dropping_the_last_citation_drops_the_finding(researcher, analyst):
     scenario = evidence_review_task(researcher)
     supported = scenario.supported
     [link] = supported.links.all()
-    decide_finding(
+    finding_decide(
         finding=supported,
-        reviewer=analyst,
+        actor=analyst,
         decision="drop_citation",
         version_seen=supported.version,
         evidence_id=link.evidence_id,

@@ -46,12 +46,24 @@ def test_it_keeps_every_contract_on_the_tree_as_it_is(tmp_path):
         ("researchapp/providers/base.py", "from researchapp.pipeline import values", "Entry points"),
         ("researchapp/selectors.py", "from researchapp.services import stages", "Reads and exports"),
         ("researchapp/views.py", "from reviews import services", "never the reverse"),
+        ("researchapp/web.py", "from reviews import selectors", "never the reverse"),
+        ("reviews/selectors/queues.py", "from reviews import services", "Reads and exports"),
+        ("reviews/selectors/passages.py", "from researchapp.services import plan_gate", "Reads and exports"),
+        ("researchapp/web.py", "from researchapp import views", "Entry points"),
         (
             "researchapp/services/rounds.py",
             "from researchapp.services import plan_gate",
             "Services without cycles",
         ),
         ("researchapp/pipeline/analyser/extractive.py", "from django.db import models", "are pure"),
+        # Only runner.wiring builds stages and providers: a runner module that reached past it
+        # would pick its own implementation or model again.
+        (
+            "researchapp/pipeline/runner/collect.py",
+            "from researchapp.providers import registry",
+            "One wiring place",
+        ),
+        ("researchapp/providers/cache.py", "from researchapp.providers import registry", "One wiring place"),
     ],
 )
 def test_it_fails_on_a_deliberate_upward_import(tmp_path, module, upward_import, contract):

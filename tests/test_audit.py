@@ -51,8 +51,8 @@ def test_a_decision_is_one_line_with_what_it_changed_and_the_note(researcher, an
         SubQuestionEdit(text="How many riders a weekday?", queries=("tram riders weekday",), id=first.pk),
         SubQuestionEdit(text=second.text, queries=tuple(second.queries), id=second.pk),
     ]
-    services.decide_plan(plan=plan, reviewer=analyst, decision="edit", version_seen=1, edits=edits)
-    services.decide_plan(plan=plan, reviewer=analyst, decision="approve", version_seen=1, note="Looks right.")
+    services.plan_decide(plan=plan, actor=analyst, decision="edit", version_seen=1, edits=edits)
+    services.plan_decide(plan=plan, actor=analyst, decision="approve", version_seen=1, note="Looks right.")
 
     # when anyone who may see the task opens its audit
     body = client_for(researcher).get(reverse("task_audit", args=[task.pk])).content.decode()
@@ -77,9 +77,9 @@ def test_a_decision_is_one_line_with_what_it_changed_and_the_note(researcher, an
 def test_finding_decisions_and_downloads_are_lines_of_their_own(researcher, analyst):
     # given an item decided with a note, and a report approved and downloaded twice
     scenario = evidence_review_task(researcher)
-    services.decide_finding(
+    services.finding_decide(
         finding=scenario.conflict,
-        reviewer=analyst,
+        actor=analyst,
         decision="pick_supports",
         version_seen=1,
         note="Official count.",
@@ -107,8 +107,8 @@ def test_finding_decisions_and_downloads_are_lines_of_their_own(researcher, anal
 
 def test_the_audit_downloads_as_csv_with_formulas_kept_as_text(researcher, analyst):
     scenario = evidence_review_task(researcher)
-    services.decide_finding(
-        finding=scenario.gap, reviewer=analyst, decision="gap", version_seen=1, note='=HYPERLINK("http://x")'
+    services.finding_decide(
+        finding=scenario.gap, actor=analyst, decision="gap", version_seen=1, note='=HYPERLINK("http://x")'
     )
     response = client_for(analyst).get(reverse("task_audit_csv", args=[scenario.task.pk]))
     assert response["Content-Type"] == "text/csv; charset=utf-8"
@@ -124,8 +124,8 @@ def test_the_audit_across_tasks_shows_what_people_did_to_analysts_only(researche
     # given decisions by two analysts on two tasks
     other = analyst_persona("analyst2")
     one, two = evidence_review_task(researcher), evidence_review_task(researcher)
-    services.decide_finding(finding=one.conflict, reviewer=analyst, decision="disputed", version_seen=1)
-    services.decide_finding(finding=two.gap, reviewer=other, decision="drop", version_seen=1)
+    services.finding_decide(finding=one.conflict, actor=analyst, decision="disputed", version_seen=1)
+    services.finding_decide(finding=two.gap, actor=other, decision="drop", version_seen=1)
 
     # then analysts see both, newest first, and can narrow to one person or task; researchers cannot
     body = client_for(analyst).get(reverse("desk_audit")).content.decode()
@@ -152,11 +152,11 @@ def test_the_audit_pages_read_in_constant_queries(researcher, analyst):
         return len(captured)
 
     small = evidence_review_task(researcher)
-    services.decide_finding(finding=small.conflict, reviewer=analyst, decision="disputed", version_seen=1)
+    services.finding_decide(finding=small.conflict, actor=analyst, decision="disputed", version_seen=1)
     urls = [reverse("task_audit", args=[small.task.pk]), reverse("desk_audit")]
     before = [queries(url) for url in urls]
     for scenario in [small] + [evidence_review_task(researcher) for _ in range(3)]:
         for finding in (scenario.gap,):
-            services.decide_finding(finding=finding, reviewer=analyst, decision="gap", version_seen=1)
+            services.finding_decide(finding=finding, actor=analyst, decision="gap", version_seen=1)
     assert [queries(url) for url in urls] == before
     assert ReviewDecision.objects.count() == 5

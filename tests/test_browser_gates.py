@@ -139,7 +139,7 @@ def test_two_analysts_race_on_one_conflict_and_the_second_sees_who_decided(live_
 
         # then the second is told who decided first, and sees that decision: side, who, why
         two.wait_for_selector(f'#finding-{scenario.conflict.pk}[data-resolution="picked"]')
-        assert "analyst1 already decided this item" in two.get_by_test_id("messages").inner_text()
+        assert "analyst1 changed or decided this item first" in two.get_by_test_id("messages").inner_text()
         decided = cards[1].get_by_test_id("resolution").inner_text()
         assert "picked side B (riders.example)" in decided and "analyst1" in decided
         assert "The survey counted riders." in decided

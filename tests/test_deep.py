@@ -9,9 +9,10 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from researchapp.core.enums import ModelStage
 from researchapp.exports.pdf import render_pdf
 from researchapp.exports.report import report_of
-from researchapp.models import Event, Evidence, Finding, Source, Step
+from researchapp.models import Event, Evidence, Finding, LLMCall, Source, Step
 from researchapp.pipeline.deep import tools
 from tests.deep_helpers import AT_OR_PAST_EVIDENCE_GATE, run_deep_task
 from tests.helpers import client_for
@@ -265,6 +266,26 @@ def test_a_deep_task_runs_to_an_approved_report_that_references_the_paper(
         assert after.label.startswith(f"measured = {MEASURED} ") and after.quote.reference.doi == PAPER.doi
     assert_inputs_cited(report, render_pdf(report.draft))  # in the appendix, linked in the PDF
     assert f"forecast = {FORECAST} — Read from E" in markdown.split("## Computed figures", 1)[1]
+
+
+def test_each_stage_asks_the_model_its_own_setting_names(deep_live, settings, researcher, analyst):
+    # given a model of its own for every stage that calls one, but planning, which takes the default
+    own = {stage: f"model-{stage}" for stage in ModelStage if stage is not ModelStage.PLAN}
+    settings.RESEARCH = {
+        **settings.RESEARCH,
+        "OPENAI_MODEL": "model-default",
+        "OPENAI_MODEL_PLAN": "",
+        **{f"OPENAI_MODEL_{stage.name}": model for stage, model in own.items()},
+    }
+    deep_live.tool_responder = growth_researcher
+    # when a deep task runs to its report
+    task = run_deep_task(researcher, analyst=analyst, auto_approve=True)
+    assert task.status == "approved", task.failure_reason
+    # then every stage that calls a model called it, each with its own model (planning with the default)
+    expected = {(stage.value, own.get(stage, "model-default")) for stage in ModelStage}
+    assert set(LLMCall.objects.filter(task=task).values_list("stage", "model")) == expected
+    # and the chat server was asked for exactly those models
+    assert {chat["model"] for chat in deep_live.chats} == {model for _, model in expected}
 
 
 # --- budgets ----------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from researchapp.pipeline.runner.analyse import store_findings
 from researchapp.pipeline.values import ProposedFinding
 from reviews import claims, services
 from reviews.models import ReviewDecision
-from reviews.passages import marked_paragraphs
+from reviews.selectors.passages import marked_paragraphs
 from tests.factories import EvidenceFactory, SourceFactory, analyst_persona, evidence_review_task
 from tests.helpers import HTMX, client_for
 
@@ -293,7 +293,7 @@ def test_a_stale_item_refuses_added_evidence(analyst, researcher):
     scenario = evidence_review_task(researcher)
     post(client_for(analyst), scenario.task.pk, finding=scenario.gap.pk, version=1, decision="gap")
     body = add(client_for(analyst), scenario, source=scenario.sources[0].pk, start=0, end=20)
-    assert "Someone changed or decided this item first" in body
+    assert f"{analyst.username} changed or decided this item first" in body
     assert not Evidence.objects.filter(added_by__isnull=False).exists()
 
 
@@ -338,7 +338,7 @@ def test_an_item_another_analyst_holds_refuses_a_pick_and_added_evidence_keeping
     scenario = evidence_review_task(researcher)
     holder = analyst_persona("analyst2")
     for finding in (scenario.conflict, scenario.gap):
-        claims.claim_take(analyst=holder, item=claims.Item.of_finding(finding))
+        claims.claim_take(actor=holder, item=claims.Item.of_finding(finding))
     client = client_for(analyst)
 
     # when the analyst picks a side with a reason, and adds a span to the gap
@@ -358,8 +358,8 @@ def test_an_item_another_analyst_holds_refuses_a_pick_and_added_evidence_keeping
 def test_analysing_the_sub_question_again_keeps_an_item_answered_by_hand(analyst, researcher):
     # given a gap answered with evidence added by hand
     scenario = evidence_review_task(researcher)
-    services.add_evidence_by_hand(
-        finding=scenario.gap, reviewer=analyst, source=scenario.sources[1], start=0, end=61, version_seen=1
+    services.evidence_add_by_hand(
+        finding=scenario.gap, actor=analyst, source=scenario.sources[1], start=0, end=61, version_seen=1
     )
     # when its sub-question is analysed again (more research on it) and the analyser proposes a gap
     # under the same key, and nothing under its own

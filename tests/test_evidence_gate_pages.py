@@ -8,7 +8,8 @@ import pytest
 from django.urls import reverse
 
 from researchapp.models import FindingEvidence
-from reviews import audit, services
+from reviews import services
+from reviews.selectors import audit
 from tests.factories import EvidenceFactory, SourceFactory, evidence_review_task
 from tests.helpers import client_for
 
@@ -42,8 +43,8 @@ def test_the_evidence_gate_reads_in_chinese_with_the_mark_verbatim(analyst, rese
 
 def test_a_quote_added_by_hand_says_who_added_it_in_its_source(analyst, researcher):
     scenario = evidence_review_task(researcher)
-    evidence = services.add_evidence_by_hand(
-        finding=scenario.gap, reviewer=analyst, source=scenario.sources[1], start=0, end=61, version_seen=1
+    evidence = services.evidence_add_by_hand(
+        finding=scenario.gap, actor=analyst, source=scenario.sources[1], start=0, end=61, version_seen=1
     )
     page = client_for(researcher).get(reverse("evidence_context", args=[evidence.pk])).content.decode()
     assert re.search(rf'data-testid="added-by">{analyst.username} · ', page)
@@ -90,8 +91,8 @@ def test_a_quote_inside_one_long_paragraph_is_shown_clipped_on_both_sides(analys
 
 def test_the_audit_has_one_line_for_evidence_added_by_hand_saying_what(analyst, researcher):
     scenario = evidence_review_task(researcher)
-    evidence = services.add_evidence_by_hand(
-        finding=scenario.gap, reviewer=analyst, source=scenario.sources[1], start=0, end=61, version_seen=1
+    evidence = services.evidence_add_by_hand(
+        finding=scenario.gap, actor=analyst, source=scenario.sources[1], start=0, end=61, version_seen=1
     )
     lines = [line for line in audit.task_audit(scenario.task) if line.who == analyst.username]
     assert [line.what for line in lines] == [f"Item {scenario.gap.pk}: evidence added by hand"]

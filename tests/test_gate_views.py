@@ -100,7 +100,7 @@ def test_it_needs_feedback_to_reject_and_refuses_a_stale_plan(analyst, plan_gate
     empty = client.post(url, {"action": "reject", "plan_version": "1", "feedback": " "}, **HTMX)
     assert "Say what should change" in empty.content.decode()
     stale = client.post(url, plan_post(plan_gate, "approve", plan_version="7"), **HTMX)
-    assert "The plan changed since you loaded it" in stale.content.decode()
+    assert "Someone changed or decided this item first" in stale.content.decode()
     plan_gate.refresh_from_db()
     assert plan_gate.status == Plan.Status.DRAFT
     assert not ReviewDecision.objects.exists()
@@ -143,7 +143,7 @@ def test_it_tells_the_second_analyst_who_decided_first(researcher):
     lost = decide(client_for(second), scenario.conflict, "drop", version=1)
     # then the first decision stands, and the second analyst is told who was first
     assert "Recorded for item" in won.content.decode()
-    assert "analyst1 already decided this item" in lost.content.decode()
+    assert "analyst1 changed or decided this item first" in lost.content.decode()
     scenario.conflict.refresh_from_db()
     assert scenario.conflict.resolution == "picked"
     assert list(ReviewDecision.objects.values_list("reviewer__username", flat=True)) == ["analyst1"]
@@ -179,7 +179,7 @@ def test_it_lets_exactly_one_of_two_racing_analysts_win(researcher):
     # then exactly one wins, the other is told who was first, and one audit row exists
     winner = next(name for name, body in bodies.items() if "Recorded for item" in body)
     loser = "analyst2" if winner == "analyst1" else "analyst1"
-    assert f"{winner} already decided this item" in bodies[loser]
+    assert f"{winner} changed or decided this item first" in bodies[loser]
     assert list(ReviewDecision.objects.values_list("reviewer__username", flat=True)) == [winner]
     assert Finding.objects.get(pk=scenario.conflict.pk).version == 2
 

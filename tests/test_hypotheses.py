@@ -21,8 +21,8 @@ from researchapp.pipeline.runner.hypotheses import run_hypotheses
 from researchapp.pipeline.values import Evidence, EvidenceLink, ReviewedFinding, UsageLog
 from researchapp.providers.chat.openai import OpenAIChat
 from researchapp.services.hypotheses import hypothesis_decide
+from reviews import services as review_services
 from reviews.models import ReviewDecision
-from reviews.services import decide_hypothesis
 from tests.factories import EvidenceFactory, analyst_persona, evidence_review_task
 from tests.helpers import HTMX, client_for
 from tests.model_stages import KEY
@@ -220,8 +220,13 @@ def hypothesis(gate) -> Hypothesis:
 @pytest.mark.django_db
 def test_an_analyst_accepts_a_hypothesis_and_the_audit_says_so(analyst, hypothesis):
     # when
-    record = decide_hypothesis(hypothesis=hypothesis, reviewer=analyst, decision="accept", version_seen=1,
-                               note=" The authority's count is audited. ")  # fmt: skip
+    record = review_services.hypothesis_decide(
+        hypothesis=hypothesis,
+        actor=analyst,
+        decision="accept",
+        version_seen=1,
+        note=" The authority's count is audited. ",
+    )
     # then
     hypothesis.refresh_from_db()
     assert (hypothesis.status, hypothesis.version, hypothesis.decided_by) == ("accepted", 2, analyst)
@@ -234,15 +239,19 @@ def test_an_analyst_accepts_a_hypothesis_and_the_audit_says_so(analyst, hypothes
 def test_a_decision_on_a_stale_version_is_refused(analyst, hypothesis):
     # given another analyst decided first
     other = analyst_persona("analyst2")
-    decide_hypothesis(hypothesis=hypothesis, reviewer=other, decision="reject", version_seen=1)
+    review_services.hypothesis_decide(hypothesis=hypothesis, actor=other, decision="reject", version_seen=1)
     # when / then
-    with pytest.raises(StaleState, match="analyst2 decided this hypothesis first"):
-        decide_hypothesis(hypothesis=hypothesis, reviewer=analyst, decision="accept", version_seen=1)
+    with pytest.raises(StaleState, match="analyst2 changed or decided this item first"):
+        review_services.hypothesis_decide(
+            hypothesis=hypothesis, actor=analyst, decision="accept", version_seen=1
+        )
     hypothesis.refresh_from_db()
     assert hypothesis.status == "rejected"
     assert ReviewDecision.objects.filter(object_type="hypothesis").count() == 1
     # and a verdict can be changed by whoever saw the latest version
-    decide_hypothesis(hypothesis=hypothesis, reviewer=analyst, decision="keep_open", version_seen=2)
+    review_services.hypothesis_decide(
+        hypothesis=hypothesis, actor=analyst, decision="keep_open", version_seen=2
+    )
     hypothesis.refresh_from_db()
     assert (hypothesis.status, hypothesis.version) == ("open", 3)
 
@@ -275,7 +284,7 @@ def test_an_analyst_decides_over_htmx_and_sees_the_stored_verdict(analyst, hypot
     assert "Counted twice." in body and "Recorded for hypothesis" in body
     # and a second post of the same version is refused with the reason, nothing changed
     again = client_for(analyst).post(url, {**data, "decision": "accept"}, **HTMX).content.decode()
-    assert "decided this hypothesis first" in again
+    assert f"{analyst.username} changed or decided this item first" in again
     assert Hypothesis.objects.get(pk=hypothesis.pk).status == "rejected"
 
 
@@ -369,7 +378,7 @@ def test_the_partial_renders_included_in_another_page_with_the_selectors_context
     from django.template import engines
     from django.test import RequestFactory
 
-    from reviews.selectors import hypotheses_context
+    from reviews.selectors.hypotheses import hypotheses_context
 
     page = engines["django"].from_string('<main>{% include "partials/hypotheses.html" %}</main>')
     request = RequestFactory().get("/")

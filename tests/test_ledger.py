@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError, transaction
 
-from researchapp.models import Event, Evidence, IllegalTransition, Plan, ResearchTask, StaleState
+from researchapp.models import Event, Evidence, Hypothesis, IllegalTransition, Plan, ResearchTask, StaleState
 from researchapp.models.evidence import EvidenceMismatch
 from researchapp.models.report import ReportDraft
 from tests.factories import EvidenceFactory, SourceFactory, SubQuestionFactory, TaskFactory
@@ -98,7 +98,7 @@ def test_it_lets_only_one_of_two_racing_moves_win():
     assert task.events.count() == 1
 
 
-@pytest.mark.parametrize("model", [ResearchTask, Plan, ReportDraft])
+@pytest.mark.parametrize("model", [ResearchTask, Plan, ReportDraft, Hypothesis])
 def test_every_status_has_a_row_in_the_transition_table(model):
     assert set(model.TRANSITIONS) == set(model.Status.values)
     for targets in model.TRANSITIONS.values():

@@ -13,7 +13,7 @@ from researchapp.services.corpus import corpus_import
 from researchapp.services.dispatch import inline
 from researchapp.services.stages import stage_plan
 from researchapp.services.submission import task_submit
-from reviews.services import decide_plan
+from reviews.services import plan_decide
 from tests.model_stages import KEY
 from tests.stubs.openai_api import by_stage
 
@@ -36,7 +36,7 @@ def _texts(plan: Plan) -> list[str]:
 def _reject(task: ResearchTask, analyst, feedback: str) -> Plan:
     first = task.plans.get(version=1)
     with inline():
-        decide_plan(plan=first, reviewer=analyst, decision="reject", version_seen=1, note=feedback)
+        plan_decide(plan=first, actor=analyst, decision="reject", version_seen=1, note=feedback)
     task.refresh_from_db()
     assert task.status == Status.PLANNING
     stage_plan(task)

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from researchapp.models import Plan, ResearchTask
 from researchapp.pipeline.planner.queries import queries_for_subquestion
-from reviews.selectors import plan_changes
+from reviews.selectors.plans import plan_changes
 from tests.factories import PlanFactory, SubQuestionFactory, TaskFactory, plan_review_task
 from tests.helpers import HTMX, client_for
 

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from researchapp.models import Event, Plan, ResearchTask, SubQuestion
-from researchapp.pipeline.collector.search import collect
+from researchapp.pipeline.collector.search import SearchCollector, collect
 from researchapp.pipeline.runner import collect as collect_stage
 from researchapp.pipeline.runner.progress import MIN_INTERVAL, ProgressRecorder
 from researchapp.pipeline.values import SubQuestion as SubQuestionValue
@@ -83,7 +83,7 @@ def test_the_collect_stage_leaves_each_sub_question_done_with_its_counts(researc
     # given an approved plan collecting over made-up pages
     scenario = task_with_plan(researcher, status=Status.COLLECTING, plan_status=Plan.Status.APPROVED)
     pages = PagesOf(5)
-    collector = collect_stage.SearchCollector(pages, pages, max_results=5, max_sources=3)
+    collector = SearchCollector(pages, pages, max_results=5, max_sources=3)
     monkeypatch.setattr(collect_stage, "collect_bridges", lambda *args, **kwargs: [])
     sq = scenario.plan.subquestions.order_by("order").first()
     SubQuestion.objects.filter(pk=sq.pk).update(collected_round=0)

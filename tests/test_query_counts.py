@@ -137,7 +137,7 @@ def test_it_builds_every_review_queue_in_constant_queries(analyst, researcher):
 
 def test_a_queue_lists_the_oldest_waits_first_a_page_at_a_time(client, analyst, monkeypatch):
     # given more tasks waiting at one gate than a page lists
-    monkeypatch.setattr("reviews.queues.QUEUE_LENGTH", 3)
+    monkeypatch.setattr("reviews.selectors.queues.QUEUE_LENGTH", 3)
     tasks = [TaskFactory(status=Status.AWAITING_PLAN_REVIEW) for _ in range(5)]
     client.force_login(analyst)
     response = client.get("/reviews/?queue=plans")
@@ -180,8 +180,8 @@ def test_the_evidence_gate_reads_in_constant_queries_however_many_items_and_pass
             for source in scenario.sources:
                 EvidenceFactory(source=source, subquestion=finding.subquestion, length=20, clears_bar=False)
     answered = FindingFactory(subquestion=big.plan.subquestions.last(), status="insufficient", statement="x")
-    services.add_evidence_by_hand(
-        finding=answered, reviewer=analyst, source=big.sources[0], start=0, end=40, version_seen=1
+    services.evidence_add_by_hand(
+        finding=answered, actor=analyst, source=big.sources[0], start=0, end=40, version_seen=1
     )
     client = client_for(analyst)
 

@@ -14,7 +14,7 @@ from researchapp.pipeline.runner import run_write
 from researchapp.pipeline.runner.academic import store_paper
 from researchapp.pipeline.runner.hypotheses import run_hypotheses
 from researchapp.providers.academic import Paper
-from reviews.services import decide_hypothesis
+from reviews.services import hypothesis_decide
 from tests.factories import EvidenceFactory, FindingEvidenceFactory, FindingFactory, evidence_review_task
 from tests.helpers import client_for
 from tests.report_checks import pdf_words
@@ -52,7 +52,7 @@ def written(researcher, analyst):
     FindingEvidenceFactory(finding=paper_finding, evidence=paper_evidence)
     run_hypotheses(task)
     accepted = Hypothesis.objects.get(task=task, key=f"conflict:{scenario.conflict.pk}")
-    decide_hypothesis(hypothesis=accepted, reviewer=analyst, decision="accept", version_seen=1,
+    hypothesis_decide(hypothesis=accepted, actor=analyst, decision="accept", version_seen=1,
                       note="Counters are audited.")  # fmt: skip
     ResearchTask.objects.filter(pk=task.pk).update(status=Status.WRITING)
     draft = run_write(task)

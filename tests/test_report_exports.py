@@ -21,7 +21,7 @@ from researchapp.pipeline.report.markdown import markdown_text
 from researchapp.services.dispatch import drain, inline
 from researchapp.services.plan_gate import plan_approve
 from researchapp.services.submission import task_submit
-from reviews.services import decide_finding
+from reviews.services import finding_decide
 from tests.factories import EvidenceFactory, PlanFactory, SourceFactory, TaskFactory
 from tests.report_checks import markdown_as_html, pdf_fonts, pdf_links, pdf_words
 
@@ -44,9 +44,9 @@ def demo_task(analyst, on_commit) -> ResearchTask:
             )
             decision = {"conflict": f"pick_{(lab_side.first() or ['supports'])[0]}", "insufficient": "gap"}
             with on_commit(execute=True):
-                decide_finding(
+                finding_decide(
                     finding=finding,
-                    reviewer=analyst,
+                    actor=analyst,
                     decision=decision[finding.status],
                     version_seen=finding.version,
                     note="The lab measured it; the maker only states it."

@@ -17,7 +17,7 @@ from researchapp.pipeline.writer.render import NEUTRAL_DISPUTE
 from researchapp.services.dispatch import drain, inline
 from researchapp.services.stages import stage_write
 from reviews.models import ReviewDecision
-from reviews.selectors import report_for
+from reviews.selectors.reports import report_for
 from tests.factories import evidence_review_task
 from tests.helpers import HTMX, client_for
 from tests.model_stages import make_engine
@@ -100,7 +100,7 @@ def test_an_analyst_requests_changes_on_a_sentence_and_the_next_version_shows_th
         drain(queue)
 
     # then the comment is kept with its sentence, in the draft and in the audit trail
-    assert "sent back; the writer is revising it (1 comment(s) on sentences)." in response.content.decode()
+    assert "sent back; the writer is revising it (1 comment on sentences)." in response.content.decode()
     draft.refresh_from_db()
     assert draft.sentence_comments == [
         {"anchor": anchor, "sentence": disputed, "comment": "Say who counted."}

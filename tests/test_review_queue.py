@@ -313,7 +313,7 @@ def test_the_navigation_counts_are_forgotten_when_an_item_is_decided(
 
     # when one is decided and the decision commits
     with django_capture_on_commit_callbacks(execute=True):
-        services.decide_finding(finding=scenario.gap, reviewer=analyst, decision="gap", version_seen=1)
+        services.finding_decide(finding=scenario.gap, actor=analyst, decision="gap", version_seen=1)
 
     # then the next page counts again
     assert nav_count(client) == "1"

@@ -7,7 +7,7 @@ import pytest
 from researchapp.pipeline.text.bm25 import BM25
 from researchapp.pipeline.text.quantities import extract_quantities, read_figures
 from researchapp.pipeline.text.sentences import split_paragraphs, split_sentences
-from researchapp.pipeline.text.tokens import tokenize
+from researchapp.pipeline.text.tokens import tokenize, tokenize_spans
 
 
 def test_it_lowercases_words_and_drops_stopwords() -> None:
@@ -17,13 +17,25 @@ def test_it_lowercases_words_and_drops_stopwords() -> None:
     assert tokens == ["cost", "heat", "pump", "2024"]
 
 
-def test_it_turns_chinese_runs_into_bigrams_and_single_characters() -> None:
+def test_it_turns_chinese_runs_into_words_and_the_words_within_them() -> None:
     # given a two-character word, a four-character word and a lone character between Latin words
     text = "电池 电动汽车 X车Y"
     # when
     tokens = tokenize(text)
-    # then
-    assert tokens == ["电池", "电动", "动汽", "汽车", "x", "车", "y"]
+    # then a long word comes with the dictionary words within it, never a fragment ("动汽")
+    assert tokens == ["电池", "电动", "汽车", "电动汽车", "x", "车", "y"]
+
+
+def test_it_gives_chinese_words_exact_spans_and_drops_function_words() -> None:
+    # given a question mixing Chinese words, function words and an English name
+    text = "默认编译设置下，SQLite 的一张表最多可以有多少列？"
+    # when
+    spans = tokenize_spans(text)
+    # then every span cuts its word verbatim out of the text, and the question's words are
+    # words ("默认", "列"), not two-character fragments ("表最", "多可")
+    assert all(text[token.start : token.end] in (token.text, "SQLite") for token in spans)
+    assert [token.text for token in spans] == ["默认", "编译", "设置", "sqlite", "一张", "表", "列"]
+    assert [token.text for token in spans] == tokenize(text)
 
 
 def test_it_folds_accents_so_names_still_match() -> None:

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from researchapp.core.enums import FindingStatus, Resolution, Stance
 from researchapp.pipeline.checker.mechanical import check_draft
+from researchapp.pipeline.runner.rows import check_issue_value
 from researchapp.pipeline.values import (
     Brief,
     CheckIssue,
@@ -218,7 +219,9 @@ def test_a_check_catches_a_tampered_quote() -> None:
     # then
     assert [issue.code for issue in issues] == ["quote_mismatch"]
     assert "[E21]" in issues[0].message
-    assert issues[0].claim_index == 0
+    # and its fields name the claim and the citation at fault, for the writer to read
+    assert issues[0].claim_index == 0 and issues[0].claim == draft.claims[0].text
+    assert issues[0].evidence_ids == (21,)
 
 
 def test_a_check_catches_a_number_absent_from_the_quote() -> None:
@@ -230,6 +233,7 @@ def test_a_check_catches_a_number_absent_from_the_quote() -> None:
     # then
     assert [(issue.code, issue.claim_index) for issue in issues] == [("number_not_in_quote", 1)]
     assert "55%" in issues[0].message
+    assert (issues[0].claim, issues[0].figure) == ("Go is used by 55% of cloud teams.", "55%")
 
 
 def test_a_check_accepts_a_figure_written_another_way() -> None:
@@ -252,6 +256,8 @@ def test_a_check_catches_uncited_and_unknown_evidence() -> None:
     # then
     assert ("uncited", 0) in codes
     assert ("unknown_evidence", 1) in codes
+    [unknown] = [issue for issue in check(draft) if issue.code == "unknown_evidence"]
+    assert unknown.evidence_ids == (99,)
 
 
 def test_a_check_catches_an_uncovered_subquestion() -> None:
@@ -297,15 +303,48 @@ def test_it_drops_the_claim_a_failed_check_names_on_revision() -> None:
     assert check(revised, snapshots=tampered) == []
 
 
-def test_it_drops_a_claim_named_by_a_number_issue() -> None:
-    # given an issue naming a claim by its text
+def test_it_drops_the_claim_an_issue_names_in_its_fields_whatever_its_message_says() -> None:
+    # given a number issue whose fields name the claim, and whose message (for people) names another
     issue = CheckIssue(
-        "number_not_in_quote", "'42%' appears in no cited quote of claim \"Rust and Go are free to use.\"", 0
+        "number_not_in_quote",
+        "'42%' appears in no cited quote of claim \"Go is popular in cloud teams.\"",
+        0,
+        claim="Rust and Go are free to use.",
+        figure="42%",
     )
     # when
     revised = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS, feedback=[issue])
-    # then
+    # then the claim the fields name is left out
     assert not any(claim.text == "Rust and Go are free to use." for claim in revised.claims)
+
+
+def test_a_bad_quote_costs_its_claim_only_the_citation_the_issue_names() -> None:
+    # given a quote issue naming E24 in its fields (its message names E21)
+    issue = CheckIssue(
+        "quote_mismatch",
+        '[E21] does not match its source snapshot at 0:1, cited by claim "Rust and Go are free to use."',
+        0,
+        claim="Rust and Go are free to use.",
+        evidence_ids=(24,),
+    )
+    # when
+    revised = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS, feedback=[issue])
+    # then the claim stays, citing E21 alone
+    assert Claim("Rust and Go are free to use.", (21,), "answer") in revised.claims
+
+
+def test_a_stored_issue_reads_back_as_it_was_and_an_old_row_names_its_claim_by_index() -> None:
+    # given an issue as a draft stores it now, and a row stored before issues had fields
+    issue = CheckIssue("quote_mismatch", "[E24] does not match", 1, claim="B.", evidence_ids=(24,))
+    claims = [{"text": "A.", "evidence_ids": [21]}, {"text": "B.", "evidence_ids": [24]}]
+    old_row = {"code": "number_not_in_quote", "message": "'9%' appears in no cited quote", "claim_index": 1}
+    # when they are read back
+    # then the new one is the same value, and the old one names the claim at its index
+    assert check_issue_value(issue.as_json(), claims) == issue
+    assert check_issue_value(old_row, claims) == CheckIssue(
+        "number_not_in_quote", "'9%' appears in no cited quote", 1, claim="B."
+    )
+    assert check_issue_value({**old_row, "claim_index": None}, claims).claim == ""
 
 
 def test_it_states_a_claim_once_even_when_two_sections_find_it() -> None:

@@ -8,6 +8,21 @@ from enum import StrEnum
 INSUFFICIENT_MARK = "[证据不足]"
 
 
+class ModelStage(StrEnum):
+    """The stages that call a chat model, named as their calls are recorded (``LLMCall.stage``).
+
+    Each has its own model setting, ``OPENAI_MODEL_<STAGE>`` (empty: ``OPENAI_MODEL``); a stage that
+    starts calling a model is one line here and one row in README's environment table.
+    """
+
+    PLAN = "plan"
+    ANALYSE = "analyse"
+    SUPPORT = "support"  # the verdict on each statement the model analyser proposed
+    WRITE = "write"
+    DEEP = "deep"  # deep mode's research loop, one call per turn
+    HYPOTHESES = "hypotheses"
+
+
 class Intent(StrEnum):
     DESCRIPTIVE = "descriptive"
     COMPARATIVE = "comparative"

@@ -7,7 +7,7 @@ cited quote in full.
 
 from __future__ import annotations
 
-from researchapp.exports.report import Quote, Reference, Report, report_of
+from researchapp.exports.report import Quote, Reference, Report, approval_text, report_of
 from researchapp.models import ReportDraft
 from researchapp.pipeline.report.document import Passage
 from researchapp.pipeline.report.markdown import body_markdown, markdown_text
@@ -40,26 +40,19 @@ def _quote(quote: Quote) -> str:
     return f"“{markdown_text(quote.text)}” — {_source(quote.reference)}"
 
 
-def _status(report: Report) -> str:
-    draft = report.draft
-    if not draft.approved_at:
-        return f"{markdown_text(draft.get_status_display())}, not approved"
-    who = draft.approved_by.get_username() if draft.approved_by else "auto-approval"
-    return f"approved by {markdown_text(who)} on {draft.approved_at:%Y-%m-%d %H:%M} UTC"
-
-
 def report_markdown(report: Report) -> str:
     """1. Title block and notice; 2. the body as the writer structured it (with the comparison
     table); 3. method; 4. numbered references; 5. appendix; 6. the markers' link definitions."""
     method, draft, words = report.method, report.draft, report.labels
     lines = [f"# {markdown_text(report.title)}", ""]
     if report.notice:
-        lines += [f"> **Invented sources.** {markdown_text(report.notice)}", ""]
-    lines.append(f"Task {report.task.pk}, report v{draft.version}, {_status(report)}.")
+        lines += [f"> **{words.invented_sources}** {markdown_text(report.notice)}", ""]
+    status = approval_text(report, markdown_text)
+    lines.append(words.title_line.format(task=report.task.pk, version=draft.version, status=status))
 
     def passage(item: Passage) -> str:
         quote = report.quotes.get(item.evidence_id)
-        shown = _quote(quote) if quote else "(not in the ledger)"
+        shown = _quote(quote) if quote else f"({words.not_in_ledger})"
         return f"{words.role(item.role)} E{item.evidence_id}: {shown}"
 
     table = table_markdown(report.table) if report.table else None

@@ -9,9 +9,10 @@ from pathlib import Path
 
 from django.conf import settings
 from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
 
 from researchapp.exports.fonts import FAMILY, pdf_font
-from researchapp.exports.report import Report, report_of
+from researchapp.exports.report import Report, approval_text, report_of
 from researchapp.models import ReportDraft
 
 RENDERER = Path(__file__).with_name("pdf_render.py")
@@ -21,8 +22,30 @@ class PdfRenderError(RuntimeError):
     """The PDF could not be made (the renderer failed or ran past its time limit); the message says why."""
 
 
+def title_block(report: Report) -> dict[str, str]:
+    """The PDF's title block and page footer, in the report's language."""
+    words, draft = report.labels, report.draft
+    written = words.written_by.format(
+        when=f"{draft.created_at:%Y-%m-%d %H:%M}",
+        engine=report.method.engine,
+        quotes=len(report.appendix),
+        sources=len(report.references),
+    )
+    return {
+        "task": words.task_version.format(task=report.task.pk, version=draft.version),
+        "status": approval_text(report),
+        "written": written,
+        "footer": words.footer.format(task=report.task.pk, version=draft.version),
+    }
+
+
 def print_html(report: Report, font: Path) -> str:
-    context = {"report": report, "font_family": FAMILY, "font_url": font.resolve().as_uri()}
+    context = {
+        "report": report,
+        "title_block": title_block(report),
+        "font_family": FAMILY,
+        "font_url": font.resolve().as_uri(),
+    }
     return render_to_string("exports/report_print.html", context)
 
 
@@ -33,10 +56,12 @@ def pdf_from_html(html: str, *, fonts: list[Path], seconds: float | None = None)
     try:
         done = subprocess.run(command, input=html.encode("utf-8"), capture_output=True, timeout=limit)
     except subprocess.TimeoutExpired:
-        raise PdfRenderError(f"Rendering the PDF took longer than {limit:g} s and was stopped.") from None
+        raise PdfRenderError(
+            _("Rendering the PDF took longer than %(seconds)s s and was stopped.") % {"seconds": f"{limit:g}"}
+        ) from None
     if done.returncode != 0 or not done.stdout.startswith(b"%PDF"):
         reason = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
-        raise PdfRenderError(f"The PDF renderer failed: {reason[0][:300]}")
+        raise PdfRenderError(_("The PDF renderer failed: %(reason)s") % {"reason": reason[0][:300]})
     return done.stdout
 
 

@@ -7,6 +7,7 @@ structure; a link is made only from a stored source URL whose scheme is http or 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urlsplit
@@ -27,13 +28,9 @@ from researchapp.pipeline.report.document import (
     document_from_json,
     figure_text,
 )
-from researchapp.pipeline.report.labels import Labels, labels_for, report_language
+from researchapp.pipeline.report.labels import DEMO_NOTICE, Labels, labels_for, report_language
 from researchapp.pipeline.report.table import Comparison, comparison
 
-DEMO_NOTICE = (
-    "The sources of this report are an invented demo corpus: its companies, products, figures and web "
-    "sites do not exist. Do not act on it."
-)
 _UNSAFE_IN_URL = frozenset(" \t\r\n\"'<>\\`")
 
 
@@ -265,6 +262,16 @@ def _quotes(rows: dict[int, Evidence], order: list[int]) -> tuple[dict[int, Quot
     return quotes, list(references.values())
 
 
+def approval_text(report: Report, text: Callable[[str], str] = str) -> str:
+    """Who approved the draft and when, or its status, in the report's language (``text`` escapes the
+    words that come from people for the format, Markdown; a template escapes its own)."""
+    draft, words = report.draft, report.labels
+    if not draft.approved_at:
+        return words.not_approved.format(status=text(draft.get_status_display()))
+    who = draft.approved_by.get_username() if draft.approved_by else words.auto_approval
+    return words.approved_by.format(who=text(who), when=f"{draft.approved_at:%Y-%m-%d %H:%M}")
+
+
 def document_of(draft: ReportDraft, task: ResearchTask | None = None) -> Document:
     """The draft's stored structure (``task``: its task, already loaded)."""
     if draft.document:
@@ -371,7 +378,7 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
         task=task,
         draft=draft,
         document=document,
-        notice=DEMO_NOTICE if task.corpus and task.corpus.invented else "",
+        notice=labels.note_text(DEMO_NOTICE) if task.corpus and task.corpus.invented else "",
         answer=answer,
         table=table,
         table_rows=table_rows,

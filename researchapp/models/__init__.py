@@ -6,13 +6,14 @@ from researchapp.models.job import Job, StageJob
 from researchapp.models.plan import Plan, SubQuestion
 from researchapp.models.report import ReportDraft
 from researchapp.models.source import Corpus, CorpusDocument, Source
-from researchapp.models.status import IllegalTransition, StaleState
+from researchapp.models.status import Decidable, IllegalTransition, StaleDecision, StaleState
 from researchapp.models.step import Step
 from researchapp.models.task import Gate, ResearchTask, Stage
 
 __all__ = [
     "Corpus",
     "CorpusDocument",
+    "Decidable",
     "Event",
     "Evidence",
     "Finding",
@@ -29,6 +30,7 @@ __all__ = [
     "Source",
     "Stage",
     "StageJob",
+    "StaleDecision",
     "StaleState",
     "Step",
     "SubQuestion",

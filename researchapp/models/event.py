@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import models
 
 
@@ -29,6 +32,16 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return f"[{self.stage}/{self.kind}] {self.message}"
+
+    @classmethod
+    def decision(
+        cls, *, task_id: int, stage: str, actor: User | None, message: str, data: dict[str, Any]
+    ) -> Event:
+        """The one writer of a person's decision in the audit log (a status move it makes is logged
+        by its status machine); the review app's ``ReviewDecision`` links the events it wrote."""
+        return cls.objects.create(
+            task_id=task_id, stage=stage, kind=cls.Kind.DECISION, actor=actor, message=message, data=data
+        )
 
 
 class LLMCall(models.Model):

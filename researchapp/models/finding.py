@@ -4,6 +4,7 @@ from django.conf import settings
 from django.db import models
 
 from researchapp.core.enums import INSUFFICIENT_MARK, FindingStatus, Resolution, Stance
+from researchapp.models.status import Decidable
 
 
 class FindingQuerySet(models.QuerySet):
@@ -13,7 +14,7 @@ class FindingQuerySet(models.QuerySet):
         )
 
 
-class Finding(models.Model):
+class Finding(Decidable):
     Status = models.TextChoices("Status", [(s.name, s.value) for s in FindingStatus])
     Resolution = models.TextChoices(
         "Resolution", [("NONE", ""), *((r.name, r.value) for r in Resolution if r.value)]
@@ -47,6 +48,10 @@ class Finding(models.Model):
     calculation = models.JSONField(default=dict, blank=True)
 
     objects = FindingQuerySet.as_manager()
+
+    DECIDED_BY = "resolved_by"
+    # An item is decided once (a dropped citation leaves it undecided, at its next version).
+    UNDECIDED = {"resolution": ""}
 
     class Meta:
         ordering = ["subquestion__order", "id"]

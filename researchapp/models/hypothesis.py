@@ -7,6 +7,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from researchapp.core.enums import HypothesisStance, HypothesisStatus
+from researchapp.models.status import Decidable, StatusMachine
 
 STATUS_LABELS = {
     HypothesisStatus.OPEN: _("open"),
@@ -15,8 +16,18 @@ STATUS_LABELS = {
 }
 
 
-class Hypothesis(models.Model):
+class Hypothesis(StatusMachine, Decidable):
     Status = models.TextChoices("Status", [(s.name, (s.value, STATUS_LABELS[s])) for s in HypothesisStatus])
+
+    # The status machine's table, as every model with a status has one (see models.status). Every
+    # move is an analyst's verdict: a verdict can be turned or reopened later, and keeping an open
+    # hypothesis open is a verdict too (recorded, with its note); stating a verdict it already has
+    # is not a move.
+    TRANSITIONS = {
+        Status.OPEN: frozenset({Status.OPEN, Status.ACCEPTED, Status.REJECTED}),
+        Status.ACCEPTED: frozenset({Status.OPEN, Status.REJECTED}),
+        Status.REJECTED: frozenset({Status.OPEN, Status.ACCEPTED}),
+    }
 
     task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="hypotheses")
     key = models.CharField(max_length=200, help_text="Stable per proposer input, so re-runs upsert.")
@@ -42,6 +53,12 @@ class Hypothesis(models.Model):
 
     def __str__(self) -> str:
         return self.statement[:80]
+
+    def event_task_id(self) -> int:
+        return self.task_id
+
+    def describe(self) -> str:
+        return f"hypothesis {self.pk}"
 
 
 class HypothesisEvidence(models.Model):

@@ -2,10 +2,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.utils import timezone
 
-from researchapp.models.status import StatusMachine
-from researchapp.models.task import Gate
+from researchapp.models.status import Decidable, StatusMachine
 
 
 class PlanQuerySet(models.QuerySet):
@@ -16,7 +14,7 @@ class PlanQuerySet(models.QuerySet):
         return self.order_by("-version").first()
 
 
-class Plan(StatusMachine):
+class Plan(StatusMachine, Decidable):
     """One version of a task's plan. Only a draft can be edited; approving freezes it."""
 
     class Status(models.TextChoices):
@@ -31,6 +29,9 @@ class Plan(StatusMachine):
         Status.APPROVED: frozenset(),
         Status.REJECTED: frozenset(),
     }
+    # ``version`` names the plan among its task's versions: a decision does not move it on.
+    COUNTS_DECISIONS = False
+    UNDECIDED = {"status": Status.DRAFT}
 
     task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="plans")
     version = models.PositiveSmallIntegerField()
@@ -56,18 +57,6 @@ class Plan(StatusMachine):
     @property
     def is_editable(self) -> bool:
         return self.status == self.Status.DRAFT
-
-    def decide(self, to: str, *, actor, message: str, **fields) -> None:
-        """An analyst approves or rejects this draft: recorded with who decided and when."""
-        self.transition(
-            to,
-            actor=actor,
-            stage=Gate.PLAN_REVIEW,
-            message=message,
-            decided_by=actor,
-            decided_at=timezone.now(),
-            **fields,
-        )
 
     def event_task_id(self) -> int:
         return self.task_id

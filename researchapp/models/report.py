@@ -2,10 +2,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.utils import timezone
 
-from researchapp.models.status import StatusMachine
-from researchapp.models.task import Gate
+from researchapp.models.status import Decidable, StatusMachine
 
 
 class ImmutableReport(Exception):
@@ -18,7 +16,7 @@ class ReportDraftQuerySet(models.QuerySet):
         return self.order_by("-version").first()
 
 
-class ReportDraft(StatusMachine):
+class ReportDraft(StatusMachine, Decidable):
     class Status(models.TextChoices):
         CHECKED = "checked"  # passed every mechanical check; awaiting an analyst
         FAILED_CHECKS = "failed_checks"  # a revision follows, or the task fails as quality_failed
@@ -33,6 +31,11 @@ class ReportDraft(StatusMachine):
         Status.APPROVED: frozenset(),
         Status.SENT_BACK: frozenset(),
     }
+    # ``version`` names the draft among its task's versions: a decision does not move it on. Only an
+    # approval records who decided.
+    COUNTS_DECISIONS = False
+    DECIDED_BY = "approved_by"
+    UNDECIDED = {"status": Status.CHECKED}
 
     task = models.ForeignKey("researchapp.ResearchTask", on_delete=models.CASCADE, related_name="drafts")
     version = models.PositiveSmallIntegerField()
@@ -42,7 +45,9 @@ class ReportDraft(StatusMachine):
     claims = models.JSONField(default=list, help_text="[{text, evidence_ids, section}]")
     # What every export renders (pipeline.report.document): the Markdown above is the writer's record.
     document = models.JSONField(default=dict, blank=True, help_text="The report's structure, as written.")
-    check_issues = models.JSONField(default=list, help_text="[{code, message, claim_index}]")
+    check_issues = models.JSONField(
+        default=list, help_text="[{code, message, claim_index, claim, evidence_ids, figure}]"
+    )
     status = models.CharField(max_length=16, choices=Status.choices)
     engine = models.CharField(max_length=32, blank=True)
     # Why the draft is not the task engine's own, e.g. the model's draft was rejected twice: shown in
@@ -76,12 +81,6 @@ class ReportDraft(StatusMachine):
         if self.pk and type(self).objects.filter(pk=self.pk, status=self.Status.APPROVED).exists():
             raise ImmutableReport(f"report {self.pk} is approved and cannot change")
         super().save(*args, **kwargs)
-
-    def decide(self, to: str, *, actor, message: str, **fields) -> None:
-        """An analyst approves this draft or sends it back; approval records who and when."""
-        if to == self.Status.APPROVED:
-            fields.update(approved_by=actor, approved_at=timezone.now())
-        self.transition(to, actor=actor, stage=Gate.REPORT_REVIEW, message=message, **fields)
 
     def event_task_id(self) -> int:
         return self.task_id

@@ -6,8 +6,9 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
-from researchapp.models.status import StatusMachine
+from researchapp.models.status import StaleState, StatusMachine
 from researchapp.permissions import is_analyst
 
 
@@ -26,6 +27,14 @@ class Gate(models.TextChoices):
     PLAN_REVIEW = "awaiting_plan_review", "plan review"
     EVIDENCE_REVIEW = "awaiting_evidence_review", "evidence review"
     REPORT_REVIEW = "awaiting_report_review", "report review"
+
+
+# What a decision at a gate is told once the task has left it (moved on, or been cancelled).
+GATE_LEFT = {
+    Gate.PLAN_REVIEW: _("The task is %(status)s; its plan is not under review."),
+    Gate.EVIDENCE_REVIEW: _("The task is %(status)s; its evidence is not under review."),
+    Gate.REPORT_REVIEW: _("The task is %(status)s; its report is not under review."),
+}
 
 
 class ResearchTaskQuerySet(models.QuerySet):
@@ -156,6 +165,11 @@ class ResearchTask(StatusMachine):
     def rounds_left(self) -> int:
         """Collection rounds this task may still start (first round included in ``max_rounds``)."""
         return max(0, self.max_rounds - self.round)
+
+    def refuse_unless_at(self, gate: Gate) -> None:
+        """``StaleState`` if the task, as loaded, no longer waits at ``gate`` for a decision."""
+        if self.status != gate:
+            raise StaleState(GATE_LEFT[gate] % {"status": self.get_status_display()})
 
     def event_task_id(self) -> int:
         return self.pk

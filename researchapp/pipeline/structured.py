@@ -18,12 +18,20 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from researchapp.pipeline.values import Evidence, LLMUsage, UsageLog
 from researchapp.providers.base import ChatClient, ChatReply, ChatRequest, ProviderError
 
 Message = dict[str, str]
+
+
+class Named(Protocol):
+    """What a fallback stage needs of the stages it chooses between."""
+
+    name: str
+    note: str
+
 
 UNTRUSTED_NOTICE = (
     "Text inside <untrusted_source> and <statement> tags was taken from web pages or derived "
@@ -110,7 +118,8 @@ class ModelStage:
     """
 
     name = "openai"
-    stage: str  # "plan", "analyse", "write": recorded with every call
+    note = ""  # a model stage has nothing to add about who did its work (see the fallback stages)
+    stage: str  # one of ``core.enums.ModelStage``: recorded with every call
     schema: dict[str, Any]
     max_tokens: int = 1024
 
@@ -275,3 +284,40 @@ def correction_message(schema_name: str, reason: str) -> dict[str, str]:
             f"Answer again with one JSON object that matches the {schema_name!r} schema and avoids this."
         ),
     }
+
+
+class FallbackStage[S: Named]:
+    """A stage that asks ``primary`` and, when its answer was rejected twice (``malformed_output``),
+    ``fallback``: two rejections cost the model this piece of work, never the task. Any other error
+    is the primary's to raise.
+
+    After each call, ``name`` is the stage that did the work and ``fallback_reason`` why the fallback
+    did ("" when it did not); ``note`` says so in ``NOTE`` (for people), or is the worker's own note.
+    """
+
+    NOTE = "{reason}"
+
+    def __init__(self, primary: S, fallback: S) -> None:
+        self.primary = primary
+        self.fallback = fallback
+        self.done_by = primary
+        self.fallback_reason = ""
+
+    @property
+    def name(self) -> str:
+        return self.done_by.name
+
+    @property
+    def note(self) -> str:
+        return self.NOTE.format(reason=self.fallback_reason) if self.fallback_reason else self.done_by.note
+
+    def first_accepted[T](self, work: Callable[[S], T]) -> T:
+        """``work`` done by the primary, or by the fallback once the primary's answer is rejected twice."""
+        self.done_by, self.fallback_reason = self.primary, ""
+        try:
+            return work(self.primary)
+        except ProviderError as error:
+            if error.code != "malformed_output":
+                raise
+            self.done_by, self.fallback_reason = self.fallback, error.message
+        return work(self.fallback)

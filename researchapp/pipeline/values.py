@@ -214,9 +214,31 @@ class Draft:
 
 @dataclass(frozen=True)
 class CheckIssue:
+    """One problem with a draft, with what a writer needs to fix it: ``message`` is for people
+    (and the model writer's prompt), the fields are for code, never read back out of the message.
+
+    ``claim`` is the text of the claim at fault (a revision names claims by text: indices do not
+    survive one that dropped claims); ``evidence_ids`` are the citations at fault (a bad quote
+    costs its claim that citation only); ``figure`` is the number at fault, as written.
+    """
+
     code: str  # "unknown_evidence", "quote_mismatch", "number_not_in_quote", "uncovered", "uncited"
     message: str
     claim_index: int | None = None
+    claim: str = ""
+    evidence_ids: tuple[int, ...] = ()
+    figure: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        """As ``ReportDraft.check_issues`` stores it."""
+        return {
+            "code": self.code,
+            "message": self.message,
+            "claim_index": self.claim_index,
+            "claim": self.claim,
+            "evidence_ids": list(self.evidence_ids),
+            "figure": self.figure,
+        }
 
 
 @dataclass(frozen=True)

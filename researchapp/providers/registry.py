@@ -89,7 +89,7 @@ def chat_client() -> ChatClient:
 
 
 def chat_model(stage: str) -> str:
-    """The model a stage ("plan", "analyse", "write") uses: its own setting, else the default."""
+    """The model a stage (one of ``core.enums.ModelStage``) asks: its own setting, else the default."""
     return conf(f"OPENAI_MODEL_{stage.upper()}") or conf("OPENAI_MODEL")
 
 
@@ -112,6 +112,22 @@ def shared_http_fetcher() -> Fetcher:
             max_bytes=conf("FETCH_MAX_BYTES"),
             max_redirects=conf("FETCH_MAX_REDIRECTS"),
             allowed_hosts=conf("FETCH_ALLOWED_HOSTS"),
+        )
+    )
+
+
+def inline_fetcher(total_timeout: float) -> Fetcher:
+    """A fetcher someone waits for (an analyst opening a page by its address): the site's limits and
+    allowed hosts, at most ``total_timeout`` seconds in all, no retry, no cache (the page is stored)."""
+    return HttpFetcher(
+        FetchConfig(
+            connect_timeout=min(conf("FETCH_CONNECT_TIMEOUT"), total_timeout),
+            read_timeout=min(conf("FETCH_READ_TIMEOUT"), total_timeout),
+            total_timeout=total_timeout,
+            max_bytes=conf("FETCH_MAX_BYTES"),
+            max_redirects=conf("FETCH_MAX_REDIRECTS"),
+            allowed_hosts=conf("FETCH_ALLOWED_HOSTS"),
+            retries=0,
         )
     )
 

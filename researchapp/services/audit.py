@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 
+from django.contrib.auth.models import User
+
 from researchapp.models import Event, Plan, ReportDraft
 
 EXPORT_STAGE = "export"
@@ -24,7 +26,7 @@ def plan_diff(before: list[str], after: list[str]) -> list[str]:
     return [line for line in diff if line[:1] in "+-" and not line.startswith(("+++", "---"))]
 
 
-def report_exported(*, draft: ReportDraft, actor, export_format: str) -> Event:
+def report_exported(*, draft: ReportDraft, actor: User | None, export_format: str) -> Event:
     """Record that ``actor`` downloaded the approved report, and in which format."""
     return Event.objects.create(
         task_id=draft.task_id,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
@@ -37,72 +38,67 @@ DECISIONS: dict[str, tuple[Resolution, frozenset[str]]] = {
 PICKS = frozenset({"pick_supports", "pick_contradicts"})
 
 
-def finding_resolve(*, finding: Finding, actor, decision: str, version_seen: int, note: str = "") -> Finding:
+def finding_resolve(
+    *, finding: Finding, actor: User | None, decision: str, version_seen: int, note: str = ""
+) -> Finding:
     """Record one analyst's decision on one item, if nobody decided it first.
 
     The compare-and-set on (pk, version, unresolved) makes two analysts racing on one item safe:
-    exactly one UPDATE touches the row; the other gets ``StaleState``. Picking a side sets the
+    exactly one UPDATE touches the row; the other gets ``StaleDecision``. Picking a side sets the
     other side's quotes aside, so it needs a reason: the report states the picked side as fact.
     """
     if decision not in DECISIONS:
-        raise ValidationError(f"Unknown decision {decision!r}.")
+        raise ValidationError(_("“%(decision)s” is not a decision this item takes.") % {"decision": decision})
     if decision in PICKS and not note.strip():
         raise ValidationError(_("Say why you pick this side: the reason is recorded with the decision."))
     resolution, applies_to = DECISIONS[decision]
     if finding.status not in applies_to:
-        raise ValidationError(f"“{decision}” does not apply to a {finding.status} finding.")
+        raise ValidationError(
+            _("“%(decision)s” does not apply to a %(status)s finding.")
+            % {"decision": decision, "status": finding.get_status_display()}
+        )
     task = finding.task
-    if task.status != Status.AWAITING_EVIDENCE_REVIEW:
-        raise StaleState(f"The task is {task.get_status_display()}; its evidence is not under review.")
+    task.refuse_unless_at(Gate.EVIDENCE_REVIEW)
     if resolution == Resolution.MORE_RESEARCH and not task.rounds_left:
-        raise ValidationError(f"No research rounds remain (limit {task.max_rounds}).")
+        raise ValidationError(_("No research rounds remain (limit %(n)s).") % {"n": task.max_rounds})
     with transaction.atomic():
-        won = Finding.objects.filter(pk=finding.pk, version=version_seen, resolution="").update(
+        finding.decide(
+            version_seen,
             resolution=resolution.value,
             resolution_note=note.strip(),
             resolved_by=actor,
             resolved_at=timezone.now(),
-            version=F("version") + 1,
         )
-        if won != 1:
-            current = Finding.objects.select_related("resolved_by").get(pk=finding.pk)
-            who = current.resolved_by.get_username() if current.resolved_by else "someone"
-            raise StaleState(f"{who} already decided this item ({current.get_resolution_display()}).")
         if decision in PICKS:
             losing = Stance.CONTRADICTS if decision == "pick_supports" else Stance.SUPPORTS
             FindingEvidence.objects.filter(finding=finding, stance=losing).update(kept=False)
-        record_finding_decision(
+        finding_decision_record(
             finding,
             actor=actor,
             message=f"Sub-question {finding.subquestion.order + 1}, finding {finding.pk}: "
             f"{decision.replace('_', ' ')}{_said(note)}.",
             data={"decision": decision},
         )
-        finding.refresh_from_db()
     return finding
 
 
 CITATION_DECISION = "drop_citation"
 
 
-def citation_drop(*, finding: Finding, actor, evidence_id: int, version_seen: int, note: str = "") -> Finding:
+def citation_drop(
+    *, finding: Finding, actor: User | None, evidence_id: int, version_seen: int, note: str = ""
+) -> Finding:
     """Take one quote out of what a finding stands on (it is about something else, say).
 
     The finding stays undecided; its version moves on, so a decision made on what it was is
     refused. A finding left without any quote is dropped with it.
     """
-    task = finding.task
-    if task.status != Status.AWAITING_EVIDENCE_REVIEW:
-        raise StaleState(f"The task is {task.get_status_display()}; its evidence is not under review.")
+    finding.task.refuse_unless_at(Gate.EVIDENCE_REVIEW)
     with transaction.atomic():
         link = FindingEvidence.objects.filter(finding=finding, evidence_id=evidence_id, kept=True).first()
         if link is None:
-            raise ValidationError(f"E{evidence_id} is not a citation of this finding.")
-        won = Finding.objects.filter(pk=finding.pk, version=version_seen, resolution="").update(
-            version=F("version") + 1
-        )
-        if won != 1:
-            raise StaleState("Someone changed or decided this item first; reload to see it.")
+            raise ValidationError(_("E%(id)s is not a citation of this finding.") % {"id": evidence_id})
+        finding.decide(version_seen)
         FindingEvidence.objects.filter(pk=link.pk).update(kept=False)
         left = FindingEvidence.objects.filter(finding=finding, kept=True).exists()
         if not left:
@@ -113,7 +109,7 @@ def citation_drop(*, finding: Finding, actor, evidence_id: int, version_seen: in
                 resolved_at=timezone.now(),
             )
         then = "" if left else "; nothing is left, so the finding is dropped"
-        record_finding_decision(
+        finding_decision_record(
             finding,
             actor=actor,
             message=f"Finding {finding.pk}: citation E{evidence_id} dropped{_said(note)}{then}.",
@@ -127,14 +123,13 @@ def _said(note: str) -> str:
     return f" — {note.strip()}" if note.strip() else ""
 
 
-def record_finding_decision(finding: Finding, *, actor, message: str, data: dict) -> None:
+def finding_decision_record(finding: Finding, *, actor: User | None, message: str, data: dict) -> None:
     """The audit event of one decision at the evidence gate, and, once it commits, the gate's check
     whether anything is left to decide (inside the decision's transaction)."""
     task_id = finding.task_id
-    Event.objects.create(
+    Event.decision(
         task_id=task_id,
         stage=Gate.EVIDENCE_REVIEW,
-        kind=Event.Kind.DECISION,
         actor=actor,
         message=message,
         data={"finding": finding.pk, **data},

@@ -6,72 +6,39 @@ Evidence row like every quote: ``source.text[start:end] == quote`` with the snap
 (``Evidence.save`` checks it), marked as added by that analyst. The item becomes a supported finding
 standing on that quote; the closest passages it linked are set aside, never cited.
 
-A URL is fetched inline, in the request, with a short total timeout (``FETCH_TIMEOUT``) and no
+A URL is fetched inline, in the request, with a short total timeout (``wiring.analyst_fetcher``) and no
 retry: the analyst waits for one page, and a page that does not answer in that time is reported
 as such rather than queued. The fetcher's SSRF guard decides before any connection is made.
 """
 
 from __future__ import annotations
 
-from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from researchapp.core.enums import FindingStatus, Stance
-from researchapp.models import (
-    Event,
-    Evidence,
-    Finding,
-    FindingEvidence,
-    Gate,
-    ResearchTask,
-    Source,
-    StaleState,
-)
+from researchapp.models import Event, Evidence, Finding, FindingEvidence, Gate, Source
 from researchapp.pipeline.runner.collect import store_source
+from researchapp.pipeline.runner.wiring import analyst_fetcher
 from researchapp.providers.base import Fetcher, ProviderError
-from researchapp.providers.fetch.client import FetchConfig, HttpFetcher
-from researchapp.services.evidence_gate import record_finding_decision
+from researchapp.services.evidence_gate import finding_decision_record
 
 MAX_QUOTE_CHARS = 2000
-FETCH_TIMEOUT = 10.0  # seconds for the whole fetch: the analyst waits for it
 PROVIDER = "by_hand"
 
 
-def manual_fetcher() -> HttpFetcher:
-    """The fetcher with the site's limits and allowed hosts, a short deadline and no retry."""
-    research = settings.RESEARCH
-    return HttpFetcher(
-        FetchConfig(
-            connect_timeout=min(research["FETCH_CONNECT_TIMEOUT"], FETCH_TIMEOUT),
-            read_timeout=min(research["FETCH_READ_TIMEOUT"], FETCH_TIMEOUT),
-            total_timeout=FETCH_TIMEOUT,
-            max_bytes=research["FETCH_MAX_BYTES"],
-            max_redirects=research["FETCH_MAX_REDIRECTS"],
-            allowed_hosts=research["FETCH_ALLOWED_HOSTS"],
-            retries=0,
-        )
-    )
-
-
 def _refuse_unless_open_gap(finding: Finding, version_seen: int) -> None:
-    task = finding.task
-    if task.status != ResearchTask.Status.AWAITING_EVIDENCE_REVIEW:
-        raise StaleState(
-            _("The task is %(status)s; its evidence is not under review.")
-            % {"status": task.get_status_display()}
-        )
+    finding.task.refuse_unless_at(Gate.EVIDENCE_REVIEW)
     if finding.status != FindingStatus.INSUFFICIENT:
         raise ValidationError(_("Evidence can be added by hand only to a [证据不足] item."))
-    if finding.resolution or finding.version != version_seen:
-        raise StaleState(_("Someone changed or decided this item first; reload to see it."))
+    finding.refuse_unless_seen(version_seen)
 
 
 def source_open_by_hand(
-    *, finding: Finding, actor, url: str, version_seen: int, fetcher: Fetcher | None = None
+    *, finding: Finding, actor: User | None, url: str, version_seen: int, fetcher: Fetcher | None = None
 ) -> Source:
     """Open ``url`` with the fetcher and store it as a source of the item's task and sub-question.
 
@@ -82,7 +49,7 @@ def source_open_by_hand(
     url = url.strip()
     if not url:
         raise ValidationError(_("Paste the address of the page to open."))
-    fetcher = fetcher or manual_fetcher()
+    fetcher = fetcher or analyst_fetcher()
     try:
         document = fetcher.fetch(url)
     except ProviderError as error:
@@ -94,10 +61,9 @@ def source_open_by_hand(
         source = store_source(task, document, provider=PROVIDER, round_no=task.round)
         Source.objects.filter(pk=source.pk, cluster="").update(cluster=source.normalized_url)
         finding.subquestion.sources.add(source)
-        Event.objects.create(
-            task=task,
+        Event.decision(
+            task_id=task.pk,
             stage=Gate.EVIDENCE_REVIEW,
-            kind=Event.Kind.DECISION,
             actor=actor,
             message=f"Finding {finding.pk}: {url} opened by hand as source {source.pk} "
             f"({len(source.text)} characters).",
@@ -144,13 +110,20 @@ def _trimmed_span(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def evidence_add_by_hand(
-    *, finding: Finding, actor, source: Source, start: int, end: int, version_seen: int, note: str = ""
+    *,
+    finding: Finding,
+    actor: User | None,
+    source: Source,
+    start: int,
+    end: int,
+    version_seen: int,
+    note: str = "",
 ) -> Evidence:
     """Store ``source.text[start:end]`` as evidence for a [证据不足] item, which becomes supported.
 
     1. Refuse a decided or changed item, a source of another task, a span outside the snapshot or
        empty (whitespace at its ends is trimmed), or too long.
-    2. Compare-and-set the item (version and status) to supported, stating the quote.
+    2. Compare-and-set the item (version, undecided, still a gap) to supported, stating the quote.
     3. Store the quote (or reuse the passage already stored at that span), link it as the item's
        support and set the closest passages aside; record who added what.
     """
@@ -159,36 +132,20 @@ def evidence_add_by_hand(
         raise ValidationError(_("That source belongs to another task."))
     start, end = _trimmed_span(source.text, start, end)
     quote = source.text[start:end]
-    task = finding.task
     with transaction.atomic():
-        won = Finding.objects.filter(
-            pk=finding.pk, version=version_seen, resolution="", status=FindingStatus.INSUFFICIENT
-        ).update(
+        finding.decide(
+            version_seen,
+            still={"status": FindingStatus.INSUFFICIENT},
             status=FindingStatus.SUPPORTED,
             statement=" ".join(quote.split()),
             confidence="medium",
             resolution_note=note.strip(),
             resolved_by=actor,
             resolved_at=timezone.now(),
-            version=F("version") + 1,
         )
-        if won != 1:
-            raise StaleState(_("Someone changed or decided this item first; reload to see it."))
-        evidence, created = Evidence.objects.get_or_create(
-            source=source,
-            subquestion=finding.subquestion,
-            start=start,
-            end=end,
-            defaults={"task": task, "quote": quote, "round": task.round, "added_by": actor, "score": 1.0},
-        )
-        if not created and not evidence.clears_bar:  # a closest passage the analyst vouches for
-            Evidence.objects.filter(pk=evidence.pk).update(clears_bar=True, added_by=actor)
-        FindingEvidence.objects.filter(finding=finding).exclude(evidence=evidence).update(kept=False)
-        FindingEvidence.objects.update_or_create(
-            finding=finding, evidence=evidence, defaults={"stance": Stance.SUPPORTS, "kept": True}
-        )
+        evidence = _supporting_quote(finding, source, start, end, actor=actor)
         said = f" — {note.strip()}" if note.strip() else ""
-        record_finding_decision(
+        finding_decision_record(
             finding,
             actor=actor,
             message=f"Sub-question {finding.subquestion.order + 1}, finding {finding.pk}: E{evidence.pk} "
@@ -205,4 +162,32 @@ def evidence_add_by_hand(
         )
     finding.refresh_from_db()
     evidence.refresh_from_db()
+    return evidence
+
+
+def _supporting_quote(
+    finding: Finding, source: Source, start: int, end: int, *, actor: User | None
+) -> Evidence:
+    """The quote at ``source.text[start:end]`` as the finding's only kept support: stored now, or the
+    passage already stored at that span (a closest passage the analyst vouches for clears the bar)."""
+    task = finding.task
+    evidence, created = Evidence.objects.get_or_create(
+        source=source,
+        subquestion=finding.subquestion,
+        start=start,
+        end=end,
+        defaults={
+            "task": task,
+            "quote": source.text[start:end],
+            "round": task.round,
+            "added_by": actor,
+            "score": 1.0,
+        },
+    )
+    if not created and not evidence.clears_bar:
+        Evidence.objects.filter(pk=evidence.pk).update(clears_bar=True, added_by=actor)
+    FindingEvidence.objects.filter(finding=finding).exclude(evidence=evidence).update(kept=False)
+    FindingEvidence.objects.update_or_create(
+        finding=finding, evidence=evidence, defaults={"stance": Stance.SUPPORTS, "kept": True}
+    )
     return evidence

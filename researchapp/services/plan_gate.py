@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from researchapp.models import Gate, Plan, ResearchTask, StaleState, SubQuestion
+from researchapp.models import Event, Gate, Plan, ResearchTask, SubQuestion
 from researchapp.pipeline.planner.queries import queries_for_subquestion
 from researchapp.services.audit import plan_diff, stored_plan_lines
 from researchapp.services.dispatch import Job, enqueue
-from researchapp.services.rounds import enqueue_collection
+from researchapp.services.rounds import collection_enqueue
 
 Status = ResearchTask.Status
 MAX_SUBQUESTIONS = 10
@@ -36,31 +39,38 @@ def queries_for(task: ResearchTask, text: str) -> tuple[str, ...]:
     return queries_for_subquestion(task.question, text, depth=task.depth)
 
 
-def locked_draft(plan: Plan) -> Plan:
+def locked_draft(plan: Plan, version_seen: int | None) -> Plan:
+    """The plan, locked, if it is still the draft the analyst saw (``version_seen``; None: the
+    version of ``plan``) and its task waits at plan review; ``StaleState`` otherwise."""
+    seen = plan.version if version_seen is None else version_seen
     plan = Plan.objects.select_for_update().select_related("task").get(pk=plan.pk)
-    if not plan.is_editable or plan.task.status != Status.AWAITING_PLAN_REVIEW:
-        raise StaleState(f"Plan v{plan.version} is {plan.status}; it can no longer be changed.")
+    plan.refuse_unless_seen(seen)
+    plan.task.refuse_unless_at(Gate.PLAN_REVIEW)
     return plan
 
 
-def plan_update(*, plan: Plan, actor, subquestions: list[SubQuestionEdit]) -> Plan:
+def plan_update(
+    *, plan: Plan, actor: User | None, subquestions: list[SubQuestionEdit], version_seen: int | None = None
+) -> Plan:
     """Replace the draft's sub-questions with the edited list, in the order given."""
     if not subquestions:
-        raise ValidationError("A plan needs at least one sub-question.")
+        raise ValidationError(_("A plan needs at least one sub-question."))
     if len(subquestions) > MAX_SUBQUESTIONS:
-        raise ValidationError(f"A plan has at most {MAX_SUBQUESTIONS} sub-questions.")
+        raise ValidationError(_("A plan has at most %(n)s sub-questions.") % {"n": MAX_SUBQUESTIONS})
     for edit in subquestions:
         if not edit.text.strip():
-            raise ValidationError("A sub-question cannot be empty.")
+            raise ValidationError(_("A sub-question cannot be empty."))
     with transaction.atomic():
-        plan = locked_draft(plan)
+        plan = locked_draft(plan, version_seen)
         subquestions = [
             replace(edit, queries=queries_for(plan.task, edit.text)) if edit.regenerate_queries else edit
             for edit in subquestions
         ]
         for edit in subquestions:
             if not [q for q in edit.queries if q.strip()]:
-                raise ValidationError(f"“{edit.text[:60]}” needs at least one search query.")
+                raise ValidationError(
+                    _("“%(text)s” needs at least one search query.") % {"text": edit.text[:60]}
+                )
         existing = {sq.pk: sq for sq in plan.subquestions.all()}
         before = stored_plan_lines(plan)
         keep_ids = {edit.id for edit in subquestions if edit.id in existing}
@@ -76,9 +86,9 @@ def plan_update(*, plan: Plan, actor, subquestions: list[SubQuestionEdit]) -> Pl
                 SubQuestion.objects.filter(pk=edit.id).update(**values)
             else:
                 SubQuestion.objects.create(plan=plan, **values)
-        plan.task.events.create(
+        Event.decision(
+            task_id=plan.task_id,
             stage=Gate.PLAN_REVIEW,
-            kind="decision",
             actor=actor,
             message=f"Plan v{plan.version} edited: {len(subquestions)} sub-questions.",
             data={"diff": plan_diff(before, stored_plan_lines(plan))},
@@ -90,32 +100,43 @@ def _note(note: str) -> str:
     return f" ({note})" if note else ""
 
 
-def plan_approve(*, plan: Plan, actor, note: str = "") -> Plan:
+def plan_approve(*, plan: Plan, actor: User | None, note: str = "", version_seen: int | None = None) -> Plan:
     """Freeze the plan and start collecting every sub-question in parallel."""
     with transaction.atomic():
-        plan = locked_draft(plan)
-        plan.decide(Plan.Status.APPROVED, actor=actor, message=f"Plan v{plan.version} approved{_note(note)}.")
+        plan = locked_draft(plan, version_seen)
+        message = f"Plan v{plan.version} approved{_note(note)}."
+        _plan_decide(plan, Plan.Status.APPROVED, actor=actor, message=message)
         subquestions = list(plan.subquestions.values_list("pk", flat=True))
         message = f"Collecting for the {len(subquestions)} sub-questions of plan v{plan.version}."
         plan.task.transition(Status.COLLECTING, actor=actor, stage=Gate.PLAN_REVIEW, message=message)
-        enqueue_collection(plan.task, subquestions)
+        collection_enqueue(plan.task, subquestions)
     return plan
 
 
-def plan_reject(*, plan: Plan, actor, feedback: str) -> Plan:
+def plan_reject(*, plan: Plan, actor: User | None, feedback: str, version_seen: int | None = None) -> Plan:
     """Send the plan back to the planner with the analyst's feedback."""
     feedback = feedback.strip()
     if not feedback:
-        raise ValidationError("Say what should change: the feedback goes to the planner.")
+        raise ValidationError(_("Say what should change: the feedback goes to the planner."))
     with transaction.atomic():
-        plan = locked_draft(plan)
-        plan.decide(
-            Plan.Status.REJECTED,
-            actor=actor,
-            message=f"Plan v{plan.version} rejected: {feedback}",
-            feedback=feedback,
-        )
+        plan = locked_draft(plan, version_seen)
+        message = f"Plan v{plan.version} rejected: {feedback}"
+        _plan_decide(plan, Plan.Status.REJECTED, actor=actor, message=message, feedback=feedback)
         message = "The planner is revising the plan."
         plan.task.transition(Status.PLANNING, actor=actor, stage=Gate.PLAN_REVIEW, message=message)
         enqueue(Job.PLAN, plan.task_id)
     return plan
+
+
+def _plan_decide(plan: Plan, to: str, *, actor: User | None, message: str, **fields) -> None:
+    """The analyst's decision on the locked draft, recorded with who decided and when."""
+    plan.decide_move(
+        to,
+        plan.version,
+        actor=actor,
+        stage=Gate.PLAN_REVIEW,
+        message=message,
+        decided_by=actor,
+        decided_at=timezone.now(),
+        **fields,
+    )

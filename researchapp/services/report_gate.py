@@ -2,57 +2,77 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from researchapp.models import Gate, ReportDraft, ResearchTask, StaleState
+from researchapp.models import Gate, ReportDraft, ResearchTask
 from researchapp.pipeline import runner
 from researchapp.services.dispatch import Job, enqueue
 
 Status = ResearchTask.Status
 
 
-def locked_current_draft(draft: ReportDraft) -> ReportDraft:
-    """The draft, locked, if it is still the one awaiting review; ``StaleState`` otherwise."""
+def locked_current_draft(draft: ReportDraft, version_seen: int | None) -> ReportDraft:
+    """The draft, locked, if it is still the one the analyst saw (``version_seen``; None: the version
+    of ``draft``), the latest, awaiting review; ``StaleState`` otherwise."""
+    seen = draft.version if version_seen is None else version_seen
     draft = ReportDraft.objects.select_for_update().select_related("task").get(pk=draft.pk)
-    task = draft.task
-    if task.status != Status.AWAITING_REPORT_REVIEW or draft != task.drafts.current():
-        raise StaleState(f"Report v{draft.version} is no longer the draft awaiting review.")
+    draft.refuse_unless_seen(seen)
+    if draft != draft.task.drafts.current():
+        raise draft.stale()
+    draft.task.refuse_unless_at(Gate.REPORT_REVIEW)
     return draft
 
 
-def report_approve(*, draft: ReportDraft, actor, note: str = "") -> ReportDraft:
+def _draft_decide(draft: ReportDraft, to: str, *, actor: User | None, message: str, **fields) -> None:
+    """The analyst's decision on the locked draft, logged as the draft's move."""
+    draft.decide_move(to, draft.version, actor=actor, stage=Gate.REPORT_REVIEW, message=message, **fields)
+
+
+def report_approve(
+    *, draft: ReportDraft, actor: User | None, note: str = "", version_seen: int | None = None
+) -> ReportDraft:
     """Approve the draft only if every claim still checks against the ledger, right now."""
     with transaction.atomic():
-        draft = locked_current_draft(draft)
+        draft = locked_current_draft(draft, version_seen)
         issues = runner.recheck(draft)
         if issues:
             raise ValidationError(
-                "The draft fails its checks and cannot be approved: "
-                + "; ".join(i.message for i in issues[:5])
+                _("The draft fails its checks and cannot be approved: %(issues)s")
+                % {"issues": "; ".join(i.message for i in issues[:5])}
             )
         message = f"Report v{draft.version} approved{f' ({note})' if note else ''}."
-        draft.decide(ReportDraft.Status.APPROVED, actor=actor, message=message)
+        approval = {"approved_by": actor, "approved_at": timezone.now()}
+        _draft_decide(draft, ReportDraft.Status.APPROVED, actor=actor, message=message, **approval)
         message = "The task is done: its report is approved."
         draft.task.transition(Status.APPROVED, actor=actor, stage=Gate.REPORT_REVIEW, message=message)
     return draft
 
 
 def report_send_back(
-    *, draft: ReportDraft, actor, comments: str, sentence_comments: list[dict[str, str]] | None = None
+    *,
+    draft: ReportDraft,
+    actor: User | None,
+    comments: str,
+    sentence_comments: list[dict[str, str]] | None = None,
+    version_seen: int | None = None,
 ) -> ReportDraft:
     """Send the draft back with general ``comments`` and/or comments on its sentences
     (``{anchor, sentence, comment}``); the writer drafts the next version with them."""
     comments, sentence_comments = comments.strip(), list(sentence_comments or [])
     if not comments and not sentence_comments:
         raise ValidationError(
-            "Say what the writer should change: comment on a sentence or on the whole report."
+            _("Say what the writer should change: comment on a sentence or on the whole report.")
         )
     with transaction.atomic():
-        draft = locked_current_draft(draft)
+        draft = locked_current_draft(draft, version_seen)
         said = comments or f"{len(sentence_comments)} comment(s) on sentences"
         message = f"Report v{draft.version} sent back: {said}"
-        draft.decide(
+        _draft_decide(
+            draft,
             ReportDraft.Status.SENT_BACK,
             actor=actor,
             message=message,

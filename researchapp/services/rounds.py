@@ -14,7 +14,7 @@ from researchapp.services.dispatch import Job, enqueue
 Status = ResearchTask.Status
 
 
-def enqueue_collection(task: ResearchTask, subquestion_ids: list[int]) -> None:
+def collection_enqueue(task: ResearchTask, subquestion_ids: list[int]) -> None:
     for subquestion_id in subquestion_ids:
         enqueue(Job.COLLECT, task.pk, subquestion_id, task.round)
 
@@ -35,7 +35,7 @@ def start_followup_round(task: ResearchTask, subquestion_ids: list[int], *, stag
             message=f"Follow-up round {next_round} for {len(subquestion_ids)} sub-questions: {reason}",
             data={"subquestions": subquestion_ids},
         )
-        enqueue_collection(task, subquestion_ids)
+        collection_enqueue(task, subquestion_ids)
 
 
 def auto_followup_applies(task: ResearchTask) -> bool:

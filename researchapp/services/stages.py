@@ -12,8 +12,8 @@ from django.db import DatabaseError, connection, transaction
 from researchapp.models import Event, ResearchTask, Stage, StaleState
 from researchapp.models.job import DATABASE_BUSY
 from researchapp.pipeline import runner
+from researchapp.pipeline.runner import wiring
 from researchapp.pipeline.runner.hypotheses import run_hypotheses
-from researchapp.providers import registry
 from researchapp.providers.base import ProviderError
 from researchapp.services import leases
 from researchapp.services.dispatch import Job, enqueue
@@ -176,7 +176,7 @@ def _warn(task_id: int, stage: Stage, message: str, *, code: str) -> None:
 
 def stage_plan(task: ResearchTask) -> None:
     if task.status == Status.SUBMITTED:
-        registry.check_configuration(search=task.search_provider, engine=task.engine)
+        wiring.check_configuration(task)
         task.transition(Status.PLANNING, stage=Stage.PLANNING, message="Planning sub-questions.")
     if task.status != Status.PLANNING:
         return

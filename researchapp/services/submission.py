@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from researchapp.models import Corpus, Event, ResearchTask, Stage
 from researchapp.pipeline import runner
 from researchapp.services.dispatch import Job, enqueue
-from researchapp.services.rounds import enqueue_collection
+from researchapp.services.rounds import collection_enqueue
 
 Status = ResearchTask.Status
 
@@ -18,11 +20,14 @@ def validate_question(question: str) -> str:
     question = (question or "").strip()
     limit = settings.RESEARCH["QUESTION_MAX_CHARS"]
     if not question:
-        raise ValidationError("The question is empty. Type what you want researched.", code="empty")
+        raise ValidationError(_("The question is empty. Type what you want researched."), code="empty")
     if len(question) > limit:
         raise ValidationError(
-            f"The question is {len(question):,} characters long; the limit is {limit:,}. "
-            "Shorten it to the question itself and keep background material in the corpus.",
+            _(
+                "The question is %(length)s characters long; the limit is %(limit)s. "
+                "Shorten it to the question itself and keep background material in the corpus."
+            )
+            % {"length": f"{len(question):,}", "limit": f"{limit:,}"},
             code="too_long",
         )
     return question
@@ -30,7 +35,7 @@ def validate_question(question: str) -> str:
 
 def task_submit(
     *,
-    owner,
+    owner: User,
     question: str,
     depth: str = ResearchTask.Depth.QUICK,
     corpus: Corpus | None = None,
@@ -70,11 +75,11 @@ def task_submit(
     return task
 
 
-def task_cancel(*, task: ResearchTask, actor) -> None:
+def task_cancel(*, task: ResearchTask, actor: User | None) -> None:
     task.transition(Status.CANCELLED, actor=actor, stage=task.status, message="Cancelled.")
 
 
-def task_resume(*, task: ResearchTask, actor) -> None:
+def task_resume(*, task: ResearchTask, actor: User | None) -> None:
     """Restart a failed task at the stage that failed, or a stalled one at the stage it is in.
 
     Stalled: running, yet no stage job is queued or running for it (see ``ResearchTask.is_stalled``).
@@ -95,25 +100,25 @@ def task_resume(*, task: ResearchTask, actor) -> None:
             )
         elif task.is_stalled:
             stage = Stage(task.status) if task.status in Stage.values else Stage.PLANNING
-            Event.objects.create(
-                task=task,
+            Event.decision(
+                task_id=task.pk,
                 stage=stage,
-                kind=Event.Kind.DECISION,
                 actor=actor,
                 message=f"Resumed at {stage.label}: no stage was queued or running for the task.",
+                data={},
             )
         else:
-            raise ValidationError("Only a failed or stalled task can be resumed.")
-        enqueue_stage(task, stage)
+            raise ValidationError(_("Only a failed or stalled task can be resumed."))
+        stage_enqueue(task, stage)
 
 
-def enqueue_stage(task: ResearchTask, stage: Stage) -> None:
+def stage_enqueue(task: ResearchTask, stage: Stage) -> None:
     """Queue the job(s) that run ``stage`` for the task, skipping what it already finished."""
     if stage == Stage.PLANNING:
         enqueue(Job.PLAN, task.pk)
     elif stage == Stage.COLLECTING:
         pending = [sq.pk for sq in runner.approved_subquestions(task) if sq.collected_round < sq.due_round]
-        enqueue_collection(task, pending)
+        collection_enqueue(task, pending)
         if not pending:
             enqueue(Job.FINISH_COLLECTION, task.pk)
     elif stage == Stage.ANALYSING:

@@ -23,7 +23,7 @@ from researchapp.pipeline.text.quantities import (
     same_subject,
 )
 from researchapp.pipeline.text.relevance import GENERIC_TERMS
-from researchapp.pipeline.text.tokens import Span, tokenize_spans
+from researchapp.pipeline.text.tokens import Span, is_cjk_stopword, tokenize_spans
 from researchapp.pipeline.values import Evidence
 
 MAX_CONFLICTS = 3
@@ -203,7 +203,8 @@ def _shared_words(stated: _Stated, shared: frozenset[str]) -> str:
     spans: list[Span] = []
     for token in tokenize_spans(quote):
         if token.text in shared and abs(token.start - stated.quantity.start) < 200:
-            if spans and token.start <= spans[-1][1]:
+            # Words apart only by a function character ("电动汽车的市场份额") read as one phrase.
+            if spans and (token.start <= spans[-1][1] or is_cjk_stopword(quote[spans[-1][1] : token.start])):
                 spans[-1] = (spans[-1][0], max(spans[-1][1], token.end))
             elif not any(quote[s:e].lower() == quote[token.start : token.end].lower() for s, e in spans):
                 spans.append((token.start, token.end))

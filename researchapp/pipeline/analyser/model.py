@@ -11,6 +11,7 @@ from researchapp.pipeline.analyser.extractive import INSUFFICIENT_MARK, insuffic
 from researchapp.pipeline.analyser.support import judge_support
 from researchapp.pipeline.text.support import support_problem
 from researchapp.pipeline.values import Evidence, EvidenceLink, ProposedFinding, SubQuestion, UsageLog
+from researchapp.providers.base import ChatClient
 
 MAX_FINDINGS = 4
 MAX_CITED = 6
@@ -64,9 +65,15 @@ Answer with one JSON object that matches the schema, nothing else."""
 
 
 class ModelAnalyser(structured.ModelStage):
-    """``Analyser`` through a chat model; ``model`` is this stage's model (settings choose it)."""
+    """``Analyser`` through a chat model; ``model`` is this stage's model and ``support_model`` the
+    one that judges its statements against their passages (settings choose both; the second
+    defaults to the first)."""
 
     stage = "analyse"
+
+    def __init__(self, client: ChatClient, *, model: str, support_model: str = "") -> None:
+        super().__init__(client, model=model)
+        self.support_model = support_model or model
 
     def analyse(
         self,
@@ -92,7 +99,7 @@ class ModelAnalyser(structured.ModelStage):
         # by words and figures, then by the model's own judgement of each remaining statement.
         checked = [unsupported_item(finding, evidence) or finding for finding in proposed]
         checked = judge_support(
-            self.client, model=self.model, findings=checked, evidence=evidence, usage=usage
+            self.client, model=self.support_model, findings=checked, evidence=evidence, usage=usage
         )
         # The model found nothing relevant in the passages: that is an evidence gap, not silence.
         return checked or [insufficient_finding(subquestion)]

@@ -1,13 +1,15 @@
 """Mechanical checks of a draft against the evidence ledger: no citation that cannot be checked.
 
-Each issue names its claim by text (see ``writer.describe_claim``) and its evidence by [E<id>]
-marker, so a revision can drop or fix exactly what failed.
+Each issue names its claim (by text and index) and the citations at fault in its fields, and says
+the same in its message for people (``report.describe_claim``, [E<id>] markers), so a revision can
+drop or fix exactly what failed.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from researchapp.core.enums import Resolution
 from researchapp.pipeline.report import MARKER_LIKE, describe_claim, markers, report_bucket, stated_elsewhere
@@ -30,72 +32,104 @@ _MARKER = re.compile(r"\s*\[E\d+\]")
 _COVERING_BUCKETS = frozenset(("disputed", "gap"))
 
 
+@dataclass(frozen=True)
+class _ClaimUnderCheck:
+    """A claim of the draft, and how its issues name it: by text in the message and in the fields."""
+
+    index: int
+    text: str
+    evidence_ids: tuple[int, ...]
+
+    @property
+    def named(self) -> str:
+        return describe_claim(self.text)
+
+    def issue(
+        self, code: str, message: str, *, evidence_ids: Sequence[int] = (), figure: str = ""
+    ) -> CheckIssue:
+        return CheckIssue(
+            code, message, self.index, claim=self.text, evidence_ids=tuple(evidence_ids), figure=figure
+        )
+
+
 def _check_claim(
-    index: int,
-    text: str,
-    evidence_ids: Sequence[int],
+    claim: _ClaimUnderCheck,
     *,
     markdown: str,
     evidence: Mapping[int, Evidence],
     snapshots: Mapping[int, str],
     stated_as_fact: bool = True,
 ) -> list[CheckIssue]:
-    """1. cited at all; 2. every id known; 3. every quote matches its snapshot at its offsets;
-    4. every figure appears in a matching cited quote; 5. the text, followed by its markers,
-    is in the Markdown."""
+    """1. cited at all; 2. every id known, every quote matches its snapshot at its offsets;
+    3. every figure appears in a matching cited quote, and the quotes support the claim;
+    4. the text, followed by its markers, is in the Markdown."""
     issues: list[CheckIssue] = []
-    named = describe_claim(text)
-    if not evidence_ids:
-        issues.append(CheckIssue("uncited", f"No evidence is cited for {named}", index))
+    if not claim.evidence_ids:
+        issues.append(claim.issue("uncited", f"No evidence is cited for {claim.named}"))
     quotes: list[str] = []
-    for evidence_id in dict.fromkeys(evidence_ids):
-        item = evidence.get(evidence_id)
-        if item is None:
-            issues.append(
-                CheckIssue(
-                    "unknown_evidence", f"[E{evidence_id}] is not in the ledger, cited by {named}", index
-                )
-            )
-            continue
-        snapshot = snapshots.get(item.source_id)
-        if snapshot is None or snapshot[item.start : item.end] != item.quote:
-            issues.append(
-                CheckIssue(
-                    "quote_mismatch",
-                    f"[E{evidence_id}] does not match its source snapshot at {item.start}:{item.end}, "
-                    f"cited by {named}",
-                    index,
-                )
-            )
-            continue
-        quotes.append(item.quote)
-    if evidence_ids:
-        bare = _MARKER.sub("", text)
-        missing = figures_missing(bare, quotes)
-        for figure in missing:
-            issues.append(
-                CheckIssue("number_not_in_quote", f"{figure!r} appears in no cited quote of {named}", index)
-            )
-        # A dispute's statement only says that sources disagree: its quotes show the two sides.
-        problem = "" if missing or not quotes or not stated_as_fact else support_problem(bare, quotes)
-        if problem:
-            issues.append(
-                CheckIssue("unsupported", f"The cited quotes do not support {named}: {problem}", index)
-            )
-    shown = markdown_text(text)  # as the Markdown writes it: escaped, on one line
-    if shown not in markdown:
-        issues.append(
-            CheckIssue("marker_missing", f"The Markdown does not contain the text of {named}", index)
-        )
-    elif f"{shown}{markers(evidence_ids)}" not in markdown:
-        issues.append(
-            CheckIssue(
-                "marker_missing",
-                f"The Markdown lacks the markers{markers(evidence_ids)} after {named}",
-                index,
-            )
-        )
+    for evidence_id in dict.fromkeys(claim.evidence_ids):
+        problem = _quote_problem(evidence_id, evidence, snapshots, cited_by=claim.named)
+        if problem is None:
+            quotes.append(evidence[evidence_id].quote)
+        else:
+            code, message = problem
+            issues.append(claim.issue(code, message, evidence_ids=(evidence_id,)))
+    if claim.evidence_ids:
+        issues += _statement_issues(claim, quotes, stated_as_fact=stated_as_fact)
+    issues += _marker_issues(claim, markdown)
     return issues
+
+
+def _quote_problem(
+    evidence_id: int, evidence: Mapping[int, Evidence], snapshots: Mapping[int, str], *, cited_by: str
+) -> tuple[str, str] | None:
+    """(code, message) when a cited id is not in the ledger or its quote is not its snapshot's text
+    at its offsets; ``None`` when the quote can be checked."""
+    item = evidence.get(evidence_id)
+    if item is None:
+        return "unknown_evidence", f"[E{evidence_id}] is not in the ledger, cited by {cited_by}"
+    snapshot = snapshots.get(item.source_id)
+    if snapshot is None or snapshot[item.start : item.end] != item.quote:
+        return (
+            "quote_mismatch",
+            f"[E{evidence_id}] does not match its source snapshot at {item.start}:{item.end}, "
+            f"cited by {cited_by}",
+        )
+    return None
+
+
+def _statement_issues(
+    claim: _ClaimUnderCheck, quotes: list[str], *, stated_as_fact: bool
+) -> list[CheckIssue]:
+    """Every figure of the claim is in a cited quote; a claim stated as fact is supported by them."""
+    bare = _MARKER.sub("", claim.text)
+    missing = figures_missing(bare, quotes)
+    issues = [
+        claim.issue(
+            "number_not_in_quote", f"{figure!r} appears in no cited quote of {claim.named}", figure=figure
+        )
+        for figure in missing
+    ]
+    # A dispute's statement only says that sources disagree: its quotes show the two sides.
+    problem = "" if missing or not quotes or not stated_as_fact else support_problem(bare, quotes)
+    if problem:
+        issues.append(claim.issue("unsupported", f"The cited quotes do not support {claim.named}: {problem}"))
+    return issues
+
+
+def _marker_issues(claim: _ClaimUnderCheck, markdown: str) -> list[CheckIssue]:
+    """The claim's text is in the Markdown as the Markdown writes it, followed by its markers."""
+    shown = markdown_text(claim.text)  # escaped, on one line
+    if shown not in markdown:
+        return [claim.issue("marker_missing", f"The Markdown does not contain the text of {claim.named}")]
+    if f"{shown}{markers(claim.evidence_ids)}" not in markdown:
+        return [
+            claim.issue(
+                "marker_missing",
+                f"The Markdown lacks the markers{markers(claim.evidence_ids)} after {claim.named}",
+            )
+        ]
+    return []
 
 
 def computed_problems(
@@ -109,25 +143,12 @@ def computed_problems(
     if not figure.inputs:
         issues.append(CheckIssue("computed_uncited", f"No quoted input is cited for {named}"))
     for item in figure.inputs:
-        row = evidence.get(item.evidence_id)
-        if row is None:
-            issues.append(
-                CheckIssue(
-                    "unknown_evidence", f"[E{item.evidence_id}] is not in the ledger, cited by {named}"
-                )
-            )
+        problem = _quote_problem(item.evidence_id, evidence, snapshots, cited_by=named)
+        if problem is not None:
+            code, message = problem
+            issues.append(CheckIssue(code, message, evidence_ids=(item.evidence_id,)))
             continue
-        snapshot = snapshots.get(row.source_id)
-        if snapshot is None or snapshot[row.start : row.end] != row.quote:
-            issues.append(
-                CheckIssue(
-                    "quote_mismatch",
-                    f"[E{item.evidence_id}] does not match its source snapshot at {row.start}:{row.end}, "
-                    f"cited by {named}",
-                )
-            )
-            continue
-        found = figure_value(row.quote, item.number)
+        found = figure_value(evidence[item.evidence_id].quote, item.number)
         if found is None or found != item.value:
             read = "has no such number" if found is None else f"reads {figure_text(found)}"
             issues.append(
@@ -135,6 +156,8 @@ def computed_problems(
                     "computed_input_mismatch",
                     f"{item.name} = {figure_text(item.value)} is not number {item.number} of "
                     f"[E{item.evidence_id}] (which {read}), in {named}",
+                    evidence_ids=(item.evidence_id,),
+                    figure=figure_text(item.value),
                 )
             )
     return issues
@@ -148,6 +171,7 @@ def _markers_in_text(draft: Draft) -> list[CheckIssue]:
             "marker_in_claim",
             f"Citation markers belong in evidence_ids, not in the text of {describe_claim(claim.text)}",
             index,
+            claim=claim.text,
         )
         for index, claim in enumerate(draft.claims)
         if MARKER_LIKE.search(claim.text)
@@ -161,9 +185,7 @@ def check_draft(draft: Draft, brief: Brief, ledger: Ledger) -> list[CheckIssue]:
     issues: list[CheckIssue] = _markers_in_text(draft)
     for index, claim in enumerate(draft.claims):
         issues += _check_claim(
-            index,
-            claim.text,
-            claim.evidence_ids,
+            _ClaimUnderCheck(index, claim.text, tuple(claim.evidence_ids)),
             markdown=draft.markdown,
             evidence=evidence,
             snapshots=snapshots,

@@ -9,10 +9,23 @@ queries of a follow-up round.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from researchapp.pipeline.values import CollectResult, SubQuestion
 
+# Told where collecting is: (state, pages opened so far, pages to open).
+Progress = Callable[[str, int, int], None]
+
 
 class Collector(Protocol):
-    def collect(self, subquestion: SubQuestion, *, known_urls: frozenset[str]) -> CollectResult: ...
+    @property
+    def name(self) -> str:
+        """Where its pages come from ("local", "tavily"), stored as each source's provider."""
+        ...
+
+    def collect(
+        self, subquestion: SubQuestion, *, known_urls: frozenset[str], progress: Progress | None = None
+    ) -> CollectResult:
+        """``progress``, when given, is told where collecting is as pages are opened."""
+        ...

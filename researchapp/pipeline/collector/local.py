@@ -12,6 +12,7 @@ from functools import cached_property, lru_cache
 
 from researchapp.core.urls import normalize_url
 from researchapp.pipeline.text.bm25 import BM25
+from researchapp.pipeline.text.crosslang import Vocabulary, language_of, text_language, translate
 from researchapp.pipeline.text.sentences import is_heading_line, sentence_tier, split_sentences
 from researchapp.pipeline.text.tokens import Span, tokenize
 from researchapp.providers.base import Document, Hit, ProviderError
@@ -31,9 +32,18 @@ class LocalCorpus:
             self._by_url.setdefault(document.url, document)
             self._by_url.setdefault(normalize_url(document.url), document)
         self._index = BM25([tokenize(f"{d.title}\n{d.text}") for d in self.documents])
+        self.language = language_of(d.text for d in self.documents)
+        self.vocabulary = Vocabulary(self._index.postings)
+
+    def in_language(self, query: str) -> str:
+        """``query`` in the corpus's language: a Chinese query over English pages searches for
+        its words' English (``crosslang``), names as written; a query in that language already is kept."""
+        if not self.documents or text_language(query) == self.language:
+            return query
+        return translate(query, self.language, self.vocabulary).query
 
     def search(self, query: str, *, max_results: int) -> list[Hit]:
-        terms = tokenize(query)
+        terms = tokenize(self.in_language(query))
         if not terms or max_results <= 0:
             return []
         return [

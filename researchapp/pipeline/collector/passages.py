@@ -14,6 +14,7 @@ from functools import lru_cache
 from researchapp.pipeline.collector.splitting import passages_with_headings
 from researchapp.pipeline.text.aspects import Dimension, dimensions_of, speaks_to
 from researchapp.pipeline.text.bm25 import BM25
+from researchapp.pipeline.text.crosslang import TermBridge, Vocabulary, language_of, text_language
 from researchapp.pipeline.text.entities import name_phrases
 from researchapp.pipeline.text.quantities import extract_quantities
 from researchapp.pipeline.text.relevance import (
@@ -103,6 +104,19 @@ class PassagePool:
         self.candidates = _candidates(self.sources)
         self.index = BM25([candidate.tokens for candidate in self.candidates])
         self._rank = {source.id: rank for rank, source in enumerate(self.sources)}
+        self.language = language_of(source.text for source in self.sources)
+        self.bridge = TermBridge(self.language, Vocabulary(self.index.postings))
+
+    def _in_sources_language(
+        self, subquestion: SubQuestion, asked: Asked
+    ) -> tuple[list[str], list[str], Asked]:
+        """The sub-question's terms, its aspect terms and what it asks, in the sources' language:
+        a Chinese sub-question over English pages is ranked and judged by its words' English."""
+        query = subquestion_terms(subquestion)
+        aspects = aspect_terms(subquestion)
+        if text_language(subquestion.text) == self.language or not self.sources:
+            return query, aspects, asked
+        return self.bridge.terms(query), self.bridge.terms(aspects), self.bridge.asked(asked)
 
     @staticmethod
     @lru_cache(maxsize=16)
@@ -121,11 +135,11 @@ class PassagePool:
         closest: int = 0,
     ) -> list[Passage]:
         """``select_passages`` over this pool, with what is asked already read."""
-        query = subquestion_terms(subquestion)
+        query, aspects, asked = self._in_sources_language(subquestion, asked)
         content_terms = [term for term in query if term not in GENERIC_TERMS]
         needed = required_coverage(content_terms)
         dimensions = dimensions_of(subquestion)
-        aspects = [] if dimensions else aspect_terms(subquestion)
+        aspects = [] if dimensions else aspects
         if not query or needed == 0:
             return []
         index = self.index

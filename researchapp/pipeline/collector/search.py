@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from researchapp.core.urls import normalize_url
+from researchapp.pipeline.collector import Progress
 from researchapp.pipeline.values import CollectResult, StageWarning, SubQuestion
 from researchapp.providers.base import Document, Fetcher, Hit, ProviderError, SearchProvider
 
@@ -43,10 +44,6 @@ def default_rewrite(query: str) -> str:
             words.append(word)
     rewritten = " ".join(words[:_REWRITE_WORDS])
     return "" if rewritten == " ".join(query.split()) else rewritten
-
-
-# Told where collecting is: (state, pages opened so far, pages to open).
-Progress = Callable[[str, int, int], None]
 
 
 def _silent(state: str, done: int, total: int) -> None:

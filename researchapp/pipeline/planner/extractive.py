@@ -189,14 +189,16 @@ def _about_names(names: tuple[str, ...]) -> list[t.Template]:
 _NAME_QUERY = "name:"
 
 
-def _queries(reading: Reading, text: str, extra: str, depth: str) -> tuple[str, ...]:
+def _queries(reading: Reading, text: str, extra: str, depth: str, question: str) -> tuple[str, ...]:
     """The one query maker's queries (``queries.search_queries``) with the words this sub-question
     adds to the question."""
     if extra.startswith(_NAME_QUERY):
         name = extra.removeprefix(_NAME_QUERY)
-        return tuple(dict.fromkeys((name, search_queries(reading, "", depth)[0])))
+        return tuple(dict.fromkeys((name, search_queries(reading, "", depth, question=question)[0])))
     words = extra if extra else topic_words(text, reading) if text != reading.subject else ""
-    return tuple(_without_repeats(query) for query in search_queries(reading, words, depth))
+    return tuple(
+        _without_repeats(query) for query in search_queries(reading, words, depth, question=question)
+    )
 
 
 def template_plan(
@@ -217,7 +219,7 @@ def template_plan(
     else:
         chosen = _descriptive(reading, question, count)
     return tuple(
-        PlannedSubQuestion(text=text, rationale=why, queries=_queries(reading, text, extra, depth))
+        PlannedSubQuestion(text=text, rationale=why, queries=_queries(reading, text, extra, depth, question))
         for text, why, extra in dict.fromkeys(chosen)
     )
 
@@ -261,10 +263,19 @@ def _as_written(option: str, question: str) -> str:
     return option
 
 
+UNCHANGED_NOTE = (
+    "The feedback named no sub-question to drop and no aspect to add, so this version is "
+    "the rejected one unchanged; edit it here."
+)
+
+
 class ExtractivePlanner:
     """``Planner`` without a model: the same question always gives the same plan."""
 
     name = "extractive"
+
+    def __init__(self) -> None:
+        self.note = ""
 
     def plan(
         self,
@@ -276,6 +287,8 @@ class ExtractivePlanner:
         dimensions: tuple[str, ...] | None = None,
         previous: Plan | None = None,
     ) -> Plan:
-        return plan_extractive(
+        plan = plan_extractive(
             question, depth=depth, feedback=feedback, dimensions=dimensions, previous=previous
         )
+        self.note = UNCHANGED_NOTE if previous is not None and plan == previous else ""
+        return plan

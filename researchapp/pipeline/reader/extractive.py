@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -30,6 +31,7 @@ from researchapp.pipeline.text.answer_type import (
     asks_of,
 )
 from researchapp.pipeline.text.aspects import dimension_vocabulary, dimensions_of
+from researchapp.pipeline.text.crosslang import Vocabulary, language_of, text_language, translate
 from researchapp.pipeline.text.relevance import says_the_same
 from researchapp.pipeline.text.salience import question_parts
 from researchapp.pipeline.text.support import is_statement
@@ -78,10 +80,11 @@ def readings_of(
     facet = bool(question) and " ".join(question.split()) != " ".join(subquestion.text.split())
     asked = analyse_question(question, common=common) if facet else None
     readings: list[QuestionAnalysis] = []
+    bridge = _bridge(subquestion, question, evidence)
     options = question_parts(subquestion.text)[2] or (question_parts(question)[2] if question else ())
     named = {term for option in options for term in option}
     for ask in asks_of(subquestion.text):
-        own = analyse_question(ask, common=common)
+        own = bridge(analyse_question(ask, common=common), ask)
         # A comparison's options are what each answer is about, not what it must say of them.
         own = replace(own, options=options, focus=tuple(t for t in own.focus if t not in named) or own.focus)
         first = readings[0] if readings else asked
@@ -92,6 +95,29 @@ def readings_of(
             )
         readings.append(own)
     return readings
+
+
+def _bridge(subquestion: SubQuestion, question: str, evidence: Sequence[Evidence]):
+    """A Chinese question over English passages (or the reverse) is read in the passages' language:
+    its focus becomes its words' senses the passages use (``crosslang.translate``, the seam of
+    issue 17's cross-language search), its names stay as written. Otherwise the reading as it is."""
+    asked_language = text_language(question or subquestion.text)
+    language = language_of(item.quote for item in evidence) if evidence else asked_language
+    if language == asked_language:
+        return lambda analysis, ask: analysis
+    postings: dict[str, list[tuple[int, int]]] = {}
+    for index, item in enumerate(evidence):
+        for term, count in Counter(tokenize(item.quote)).items():
+            postings.setdefault(term, []).append((index, count))
+    vocabulary = Vocabulary(postings)
+
+    def read(analysis: QuestionAnalysis, ask: str) -> QuestionAnalysis:
+        terms = translate(ask, language, vocabulary).terms
+        focus = tuple(t for t in terms if t not in analysis.subject)
+        head = tuple(t for t in translate(" ".join(analysis.head), language, vocabulary).terms if t in focus)
+        return replace(analysis, focus=focus or analysis.focus, head=head, chinese=False)
+
+    return read
 
 
 @dataclass(frozen=True)

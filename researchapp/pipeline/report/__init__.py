@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from researchapp.core.enums import FindingStatus, Resolution, Stance
-from researchapp.pipeline.values import CheckIssue, Claim, ReviewedFinding
+from researchapp.pipeline.values import Claim, ReviewedFinding
 
 MAX_AUTHORS = 3  # more are "et al."
 
@@ -38,22 +38,9 @@ def report_bucket(finding: ReviewedFinding) -> str:
     return "body"
 
 
-_CLAIM_IN_MESSAGE = re.compile(r'claim "(.*)"$', re.DOTALL)
-
-
 def describe_claim(text: str) -> str:
-    """How check messages name a claim, so a revision can tell which claim an issue is about."""
+    """How check messages name a claim for people; code reads ``CheckIssue.claim``."""
     return f'claim "{text}"'
-
-
-def words_besides_claim(issue: CheckIssue) -> str:
-    """The issue's own words, without the claim it quotes (which could itself contain "[E..]")."""
-    return _CLAIM_IN_MESSAGE.sub("", issue.message)
-
-
-def claim_text_of(issue: CheckIssue) -> str | None:
-    match = _CLAIM_IN_MESSAGE.search(issue.message)
-    return match.group(1) if match else None
 
 
 def markers(evidence_ids: Iterable[int]) -> str:
@@ -63,8 +50,15 @@ def markers(evidence_ids: Iterable[int]) -> str:
 # Anything a reader could take for a citation marker: "[E12]", "[E1, E2]", "[ e 3 ]", "【E4】".
 # Claim text may hold none: markers are drawn from a claim's evidence ids, never taken from its text.
 MARKER_LIKE = re.compile(r"[\[【［]\s*E\s*\d+", re.IGNORECASE)
+# A marker as people write one in a comment ("[E12] is out of date"), read where the comment is taken.
+WRITTEN_MARKER = re.compile(r"\[E(\d+)\]")
 # A marker as the Markdown renders one: "[E12]" not preceded by the backslash that escapes text.
 RENDERED_MARKER = re.compile(r"(?<!\\)\[E(\d+)\]")
+
+
+def written_marker_ids(text: str) -> tuple[int, ...]:
+    """The evidence ids a person's comment names as "[E12]", each once, in order."""
+    return tuple(dict.fromkeys(int(found) for found in WRITTEN_MARKER.findall(text)))
 
 
 def marker_ids(markdown: str) -> list[int]:

@@ -73,6 +73,20 @@ class Labels:
     by: str  # "by {who}"
     auto_approved: str
     no_analyst: str
+    # the title block, the PDF's footer and what stands in for a quote the ledger lacks
+    task: str
+    status: str
+    written: str
+    task_version: str  # "{task}, report version {version}"
+    title_line: str  # the Markdown's: "Task {task}, report v{version}, {status}."
+    approved_by: str  # "approved by {who} on {when} UTC"
+    not_approved: str  # "{status} (not approved)"
+    auto_approval: str
+    written_by: str  # "{when} UTC by the {engine} writer, from {quotes} quoted passages of {sources} sources"
+    footer: str  # "Research desk · task {task} · report v{version}"
+    invented_sources: str
+    not_in_ledger: str
+    not_in_this_ledger: str
     answer_is: str = "Answer"  # before an answer span: "Answer: 1,000,000,000 — <the sentence>"
     not_stated: str = "The sources do not state"
     answered_above: str = "Answered above"
@@ -110,6 +124,11 @@ STATED_ABOVE_NOTE = "What the sources say on this sub-question is stated in an e
 WEAK_SECTION_NOTE = (
     "The passages found for this sub-question hold no sentence that states an answer, so the report "
     "states nothing for it."
+)
+# The notice at the top of a report written from the invented demo corpus.
+DEMO_NOTICE = (
+    "The sources of this report are an invented demo corpus: its companies, products, figures and web "
+    "sites do not exist. Do not act on it."
 )
 
 EN = Labels(
@@ -162,6 +181,19 @@ EN = Labels(
     by="by {who}",
     auto_approved="auto-approved",
     no_analyst="by no analyst named",
+    task="Task",
+    status="Status",
+    written="Written",
+    task_version="{task}, report version {version}",
+    title_line="Task {task}, report v{version}, {status}.",
+    approved_by="approved by {who} on {when} UTC",
+    not_approved="{status} (not approved)",
+    auto_approval="auto-approval",
+    written_by="{when} UTC by the {engine} writer, from {quotes} quoted passages of {sources} sources",
+    footer="Research desk · task {task} · report v{version}",
+    invented_sources="Invented sources.",
+    not_in_ledger="not in the ledger",
+    not_in_this_ledger="Not in this report’s ledger",
     roles={
         "supports": "Says so",
         "contradicts": "Disagrees",
@@ -225,6 +257,19 @@ ZH = Labels(
     by="由 {who}",
     auto_approved="自动批准",
     no_analyst="无署名分析员",
+    task="任务",
+    status="状态",
+    written="撰写",
+    task_version="任务 {task}，报告第 {version} 版",
+    title_line="任务 {task}，报告 v{version}，{status}。",
+    approved_by="由 {who} 于 {when} UTC 批准",
+    not_approved="{status}（未批准）",
+    auto_approval="自动批准",
+    written_by="{when} UTC 由 {engine} 撰写器写成，依据 {sources} 个来源的 {quotes} 段引文",
+    footer="研究台 · 任务 {task} · 报告 v{version}",
+    invented_sources="虚构的来源。",
+    not_in_ledger="不在证据账本中",
+    not_in_this_ledger="不在本报告的证据账本中",
     answer_is="答",
     not_stated="来源未说明",
     answered_above="答案见上",
@@ -244,6 +289,7 @@ ZH = Labels(
         DISPUTED_SECTION_NOTE: "来源在此子问题上存在分歧：见“有争议的发现”。",
         GAP_SECTION_NOTE: "证据太少，无法陈述任何结论：见“待核实”。",
         STATED_ABOVE_NOTE: "来源对此子问题的说法已在前面一节中陈述。",
+        DEMO_NOTICE: "本报告的来源是虚构的演示语料：其中的公司、产品、数字和网站都不存在。请勿据此行事。",
         WEAK_SECTION_NOTE: "为此子问题找到的段落中没有陈述答案的句子，因此报告对此不作陈述。",
     },
     decisions={

@@ -12,7 +12,7 @@ from researchapp.pipeline import values
 from researchapp.pipeline.collector.clusters import density
 from researchapp.pipeline.runner.collect import recluster
 from researchapp.pipeline.runner.rows import record_warnings
-from researchapp.providers import registry
+from researchapp.pipeline.runner.wiring import academic_providers
 from researchapp.providers.academic import AcademicSearch, Paper
 from researchapp.providers.base import ProviderError
 
@@ -87,7 +87,7 @@ def search_papers(
     """
     found: dict[int, Source] = {}
     warnings = []
-    for provider in registry.academic_providers() if providers is None else providers:
+    for provider in academic_providers() if providers is None else providers:
         try:
             papers = provider.search(query, limit=limit)
         except ProviderError as error:

@@ -6,43 +6,24 @@ from dataclasses import replace
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, Max
+from django.db.models import F
 
 from researchapp.core.urls import normalize_url
-from researchapp.models import CorpusDocument, Event, Evidence, ResearchTask, Source, Stage, SubQuestion
+from researchapp.models import Event, Evidence, ResearchTask, Source, Stage, SubQuestion
 from researchapp.pipeline.collector import Collector
 from researchapp.pipeline.collector.clusters import cluster_sources, density
 from researchapp.pipeline.collector.hops import bridge_queries, select_with_hops
-from researchapp.pipeline.collector.local import LocalCorpus
 from researchapp.pipeline.collector.passages import select_passages
-from researchapp.pipeline.collector.search import SearchCollector
 from researchapp.pipeline.runner.progress import ProgressRecorder
 from researchapp.pipeline.runner.rows import record_warnings, source_value, subquestion_value
+from researchapp.pipeline.runner.wiring import collector_for, local_corpus
 from researchapp.pipeline.text.answer_type import common_terms
 from researchapp.pipeline.values import CollectResult
-from researchapp.providers import registry
 from researchapp.providers.base import Document
 
-_corpus_cache: dict[tuple, LocalCorpus] = {}
 # Passages stored for a sub-question nothing answers: the closest ones, shown as what was found.
 CLOSEST_PASSAGES = 3
 MIN_SOURCES_FOR_COMMON = 5  # fewer pages than this say little about what is common on the web
-
-
-def local_corpus(task: ResearchTask) -> LocalCorpus:
-    """The task's corpus as a searchable index, built once per process until the corpus changes."""
-    docs = CorpusDocument.objects.filter(corpus_id=task.corpus_id)
-    stamp = docs.aggregate(last=Max("imported_at"), count=Count("id"))
-    key = (task.corpus_id, stamp["last"], stamp["count"])
-    if key not in _corpus_cache:
-        _corpus_cache.clear()
-        _corpus_cache[key] = LocalCorpus(
-            [
-                Document(url=d.url, title=d.title, text=d.text, published=d.published, extraction="corpus")
-                for d in docs.order_by("id")
-            ]
-        )
-    return _corpus_cache[key]
 
 
 def corpus_common_terms(task: ResearchTask) -> frozenset[str]:
@@ -59,22 +40,6 @@ def common_terms_of(task: ResearchTask) -> frozenset[str]:
         f"{title}\n{text}" for title, text in Source.objects.filter(task=task).values_list("title", "text")
     ]
     return common_terms(texts, minimum=MIN_SOURCES_FOR_COMMON)
-
-
-def collector_for(task: ResearchTask) -> SearchCollector:
-    limits = settings.RESEARCH
-    if task.search_provider == "local":
-        search = fetcher = local_corpus(task)
-    else:
-        search = registry.web_search(task.search_provider, depth=task.depth, recency_days=task.recency_days)
-        fetcher = registry.http_fetcher()
-    return SearchCollector(
-        search,
-        fetcher,
-        max_results=limits["RESULTS_PER_QUERY"],
-        max_sources=task.max_sources,
-        concurrency=limits["CONCURRENCY"],
-    )
 
 
 def store_source(task: ResearchTask, doc: Document, *, provider: str, round_no: int) -> Source:
@@ -156,10 +121,8 @@ def run_collect(
 def _collect(
     collector: Collector, value, task: ResearchTask, progress: ProgressRecorder | None
 ) -> CollectResult:
-    """Search and fetch; a collector that can tell its progress (``SearchCollector``) tells it."""
-    if progress is not None and isinstance(collector, SearchCollector):
-        return collector.collect(value, known_urls=known_urls(task), progress=progress)
-    return collector.collect(value, known_urls=known_urls(task))
+    """Search and fetch what the task has not stored yet, telling ``progress`` as pages are opened."""
+    return collector.collect(value, known_urls=known_urls(task), progress=progress)
 
 
 def collect_bridges(

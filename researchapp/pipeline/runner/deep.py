@@ -37,8 +37,8 @@ from researchapp.pipeline.deep.loop import (
 from researchapp.pipeline.runner.collect import recluster, store_evidence
 from researchapp.pipeline.runner.deep_tools import Outcome, ToolContext, run_tool
 from researchapp.pipeline.runner.rows import evidence_value, record_usage, subquestion_value
+from researchapp.pipeline.runner.wiring import StageModel, deep_model_for
 from researchapp.pipeline.values import LLMUsage, UsageLog
-from researchapp.providers import registry
 from researchapp.providers.base import ChatRequest
 
 Status = Step.Status
@@ -52,8 +52,10 @@ def run_deep(task: ResearchTask, subquestion: SubQuestion, round_no: int) -> boo
     if subquestion.collected_round >= round_no:
         return False
     context = ToolContext(task, subquestion, round_no)
-    loop = ModelLoop if task.engine == "openai" else ExtractiveLoop
-    loop(context, Budgets.from_settings(settings.RESEARCH)).run()
+    budgets = Budgets.from_settings(settings.RESEARCH)
+    chat = deep_model_for(task)
+    loop = ExtractiveLoop(context, budgets) if chat is None else ModelLoop(context, budgets, chat)
+    loop.run()
     recluster(task)
     store_evidence(task, subquestion, round_no)
     SubQuestion.objects.filter(pk=subquestion.pk, collected_round__lt=round_no).update(
@@ -159,10 +161,10 @@ class Loop:
 class ModelLoop(Loop):
     """The model reasons, calls tools and observes, until it answers or a budget is spent."""
 
-    def __init__(self, context: ToolContext, budgets: Budgets) -> None:
+    def __init__(self, context: ToolContext, budgets: Budgets, chat: StageModel) -> None:
         super().__init__(context, budgets)
-        self.client = registry.chat_client()
-        self.model = registry.chat_model("analyse")
+        self.client = chat.client
+        self.model = chat.model
 
     def messages(self) -> list[dict]:
         context = self.context

@@ -27,13 +27,13 @@ from researchapp.pipeline.collector.passages import select_passages
 from researchapp.pipeline.deep import tools
 from researchapp.pipeline.deep.loop import observation, quote_for_model
 from researchapp.pipeline.runner.academic import store_paper
-from researchapp.pipeline.runner.collect import collector_for, store_source
+from researchapp.pipeline.runner.collect import store_source
 from researchapp.pipeline.runner.rows import record_warnings, source_value, subquestion_value
+from researchapp.pipeline.runner.wiring import academic_providers, collector_for
 from researchapp.pipeline.text.bm25 import BM25
 from researchapp.pipeline.text.quantities import figure_value
 from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import StageWarning
-from researchapp.providers import registry
 from researchapp.providers.base import ProviderError
 from researchapp.providers.sandbox import Limits, run_calculation
 
@@ -121,7 +121,7 @@ def academic_search(context: ToolContext, query: str, limit: int) -> Outcome:
     """Each academic provider in turn; one that fails (429, 500) is a warning, nothing in its place."""
     stored: list[Source] = []
     failures = []
-    for provider in registry.academic_providers():
+    for provider in academic_providers():
         try:
             papers = provider.search(query, limit=limit)
         except ProviderError as error:

@@ -9,14 +9,10 @@ from django.db import transaction
 from researchapp.core.enums import HypothesisStance
 from researchapp.models import Event, Evidence, Finding, Hypothesis, HypothesisEvidence, ResearchTask, Stage
 from researchapp.pipeline import values
-from researchapp.pipeline.analyser.hypotheses import (
-    ModelHypothesisProposer,
-    ProposedHypothesis,
-    propose_extractive,
-)
+from researchapp.pipeline.analyser.hypotheses import ProposedHypothesis, propose_extractive
 from researchapp.pipeline.report.document import AGAINST, FOR, Decision, Passage, TestedHypothesis
 from researchapp.pipeline.runner.rows import evidence_value, finding_value, record_usage, record_warnings
-from researchapp.providers import registry
+from researchapp.pipeline.runner.wiring import hypothesis_proposer_for
 from researchapp.providers.base import ProviderError
 
 
@@ -57,10 +53,10 @@ def run_hypotheses(task: ResearchTask, *, round_no: int = 1) -> list[Hypothesis]
 def propose_for(
     task: ResearchTask, findings: list[values.ReviewedFinding]
 ) -> tuple[list[ProposedHypothesis], str]:
-    if task.engine != "openai":
+    proposer = hypothesis_proposer_for(task)
+    if proposer is None:
         return propose_extractive(task.question, findings), "extractive"
     usage = values.UsageLog()
-    proposer = ModelHypothesisProposer(registry.chat_client(), model=registry.chat_model("analyse"))
     try:
         proposed = proposer.propose(task.question, findings, usage=usage)
     except ProviderError as error:

@@ -13,18 +13,20 @@ from researchapp.pipeline import values
 from researchapp.pipeline.collector.dimensions import probe_dimensions
 from researchapp.pipeline.collector.probe import Coverage, probe
 from researchapp.pipeline.planner.checks import validated_plan
-from researchapp.pipeline.planner.extractive import ExtractivePlanner, plan_extractive
-from researchapp.pipeline.runner.collect import collector_for, corpus_common_terms
+from researchapp.pipeline.planner.extractive import plan_extractive
+from researchapp.pipeline.planner.queries import queries_in_language
+from researchapp.pipeline.runner.collect import corpus_common_terms
 from researchapp.pipeline.runner.rows import record_usage, record_warnings, subquestion_value
-from researchapp.pipeline.runner.wiring import planner_for
+from researchapp.pipeline.runner.wiring import collector_for, local_corpus, planner_for
+from researchapp.pipeline.text.crosslang import text_language
 from researchapp.pipeline.values import UsageLog
-from researchapp.providers.base import ProviderError
 
 
 def run_plan(task: ResearchTask) -> Plan:
-    """1. Reuse a draft plan if one is waiting (a re-run). 2. Otherwise ask the planner; after a
-    rejection, to revise the rejected version by its feedback. 3. Store the plan and its
-    sub-questions in one transaction."""
+    """1. Reuse a draft plan if one is waiting (a re-run). 2. Otherwise ask the task's planner
+    (``wiring.planner_for``: with a model, the template planner stands in for an answer rejected
+    twice); after a rejection, to revise the rejected version by its feedback. 3. Store the plan,
+    who drafted it and why, and its sub-questions in one transaction."""
     latest = task.plans.latest_version()
     if latest and latest.status == Plan.Status.DRAFT:
         return latest
@@ -34,50 +36,41 @@ def run_plan(task: ResearchTask) -> Plan:
     usage = UsageLog()
     planner = planner_for(task)
     dimensions = None if previous else discussed_dimensions(task)
-    template = plan_extractive(
-        task.question, depth=task.depth, feedback=feedback, dimensions=dimensions, previous=previous
-    )
-    engine, note = planner.name, ""
-    if previous is not None and template == previous and planner.name == ExtractivePlanner.name:
-        note = (
-            "The feedback named no sub-question to drop and no aspect to add, so this version is "
-            "the rejected one unchanged; edit it here."
-        )
+    asked = {"depth": task.depth, "feedback": feedback, "dimensions": dimensions, "previous": previous}
+    template = plan_extractive(task.question, **asked)
     try:
-        proposed = planner.plan(
-            task.question,
-            depth=task.depth,
-            feedback=feedback,
-            usage=usage,
-            dimensions=dimensions,
-            previous=previous,
-        )
-    except ProviderError as error:
-        if error.code != "malformed_output":
-            raise
-        # Two rejected answers cost the model its plan, not the task: the template plan stands in,
-        # and the analyst sees why at the plan gate.
-        proposed, engine = template, ExtractivePlanner.name
-        note = (
-            f"The model's plan was rejected twice, so the template planner drafted this one: {error.message}"
-        )
+        proposed = planner.plan(task.question, usage=usage, **asked)
     finally:
         record_usage(task, usage)
     # Whichever engine drafted it, a plan has 3-6 distinct sub-questions with keyword queries.
-    plan = validated_plan(proposed, template, question=task.question, common=corpus_common_terms(task))
+    plan = in_corpus_language(
+        task, validated_plan(proposed, template, question=task.question, common=corpus_common_terms(task))
+    )
     with transaction.atomic():
         stored = Plan.objects.create(
             task=task,
             version=(latest.version + 1 if latest else 1),
             intent=plan.intent.value,
-            engine=engine,
-            engine_note=note,
+            engine=planner.name,
+            engine_note=planner.note,
         )
         SubQuestion.objects.bulk_create(
             SubQuestion(plan=stored, order=i, text=sq.text, rationale=sq.rationale, queries=list(sq.queries))
             for i, sq in enumerate(plan.subquestions)
         )
     return stored
+
+
+def in_corpus_language(task: ResearchTask, plan: values.Plan) -> values.Plan:
+    """A question over a local corpus in the other language searches in the corpus's language:
+    the analyst sees, and may edit, the queries that will run (``queries.queries_in_language``).
+    A web search keeps the question's language: its pages may be in either."""
+    if task.search_provider != "local" or task.corpus_id is None:
+        return plan
+    corpus = local_corpus(task)
+    if not corpus.documents or text_language(task.question) == corpus.language:
+        return plan
+    return queries_in_language(plan, corpus.language, corpus.vocabulary, question=task.question)
 
 
 def plan_value(plan: Plan) -> values.Plan:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import fields
 from datetime import UTC
 from typing import Any
@@ -113,4 +113,23 @@ def record_warnings(task: ResearchTask, stage: str, warnings: Iterable[values.St
             data={"code": warning.code, "url": warning.url, "query": warning.query},
         )
         for warning in warnings
+    )
+
+
+def check_issue_value(row: dict[str, Any], claims: Sequence[dict[str, Any]]) -> values.CheckIssue:
+    """A stored check issue (``ReportDraft.check_issues``) as a value. A row stored before issues
+    carried their claim and citations ({code, message, claim_index}) names its claim through the
+    draft's own claims at its index; the citations it objected to are not told apart, so a writer
+    drops its claim (see ``writer.extractive``)."""
+    index = row.get("claim_index")
+    claim = row.get("claim")
+    if claim is None and index is not None and 0 <= index < len(claims):
+        claim = claims[index]["text"]
+    return values.CheckIssue(
+        code=row["code"],
+        message=row["message"],
+        claim_index=index,
+        claim=claim or "",
+        evidence_ids=tuple(row.get("evidence_ids", ())),
+        figure=row.get("figure", ""),
     )

@@ -102,14 +102,21 @@ def _classify(match: re.Match[str], text: str) -> tuple[str, str, int]:
 
 
 def _window(tokens: Sequence[Token]) -> list[str]:
-    """Up to ``_CONTEXT_WINDOW`` words; a CJK bigram counts half, as two of them cover one word."""
+    """Up to ``_CONTEXT_WINDOW`` words; a Chinese word within one already taken ("汽车" in
+    "电动汽车", which search-mode segmentation gives both) comes with it and counts for nothing."""
     taken: list[str] = []
-    weight = 0.0
+    spans: list[tuple[int, int]] = []
+    weight = 0
     for token in tokens:
-        weight += 0.5 if is_cjk(token.text[0]) else 1.0
+        inside = any(
+            start <= token.start and token.end <= end or token.start <= start and end <= token.end
+            for start, end in spans
+        )
+        weight += 0 if inside else 1
         if weight > _CONTEXT_WINDOW:
             break
         taken.append(token.text)
+        spans.append((token.start, token.end))
     return taken
 
 

@@ -1,4 +1,9 @@
-"""Tokens: English words (stopwords dropped, plurals folded) and CJK bigrams, with their spans.
+"""Tokens: English words (stopwords dropped, plurals folded) and Chinese words, with their spans.
+
+Chinese is segmented into words by jieba's dictionary and algorithm (``rjieba``, the jieba-rs
+binding) in search mode: a long word and the dictionary words within it ("电动汽车" gives 电动,
+汽车, 电动汽车), so a query for 汽车 still finds 电动汽车 as the two-character fragments used to,
+while a term is a word a lexicon can translate (``crosslang``), not a fragment ("表最", "多可").
 
 Every span is a ``(start, end)`` pair into the string that was passed in, so ``text[start:end]``
 is always the exact, verbatim piece: quotes are cut from such spans, and the whole product
@@ -12,6 +17,8 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+
+import rjieba
 
 Span = tuple[int, int]
 
@@ -27,8 +34,18 @@ STOPWORDS = frozenset(
     """.split()
 )
 
-# Function characters: a CJK bigram made only of these carries no topic ("有何", "是否").
+# Function characters: a Chinese word made only of these carries no topic ("有何", "是否", "的").
 CJK_STOP_CHARS = frozenset("的了吗呢吧啊是在有和与及或也都而之其这那哪什么如何为对于把被从向到个些一年月日")
+# Function words with a content character in them: they ask or join, they name nothing.
+CJK_STOPWORDS = frozenset(
+    """
+    可以 可能 能够 需要 应该 哪个 哪些 哪种 哪一种 哪里 多少 多久 怎样 怎么
+    怎么样 如果 因为 所以 但是 然后 以及 还是 或者 就是 这个 那个 这些 那些
+    这种 那种 我们 你们 他们 它们 我 你 他 她 它 您 会 要 能 时 时候 上 下
+    中 里 内 多 少 即 则 就 并 还 又 再 很 更 最 已 已经 不 没 没有 吗
+    呢 得 地 着 过 被 让 给 使 将 所 以 于 并且
+    """.split()
+)
 
 CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
@@ -67,19 +84,28 @@ def _stem(word: str) -> str:
     return word[:-1]
 
 
+def is_cjk_stopword(word: str) -> bool:
+    return word in CJK_STOPWORDS or (bool(word) and all(char in CJK_STOP_CHARS for char in word))
+
+
+@lru_cache(maxsize=1 << 14)
+def _cjk_words(run: str) -> tuple[tuple[str, int, int], ...]:
+    """The content words of a run of CJK characters with their offsets in it; cached, as a run
+    ("默认值", "数据库") comes back in every page of a corpus."""
+    return tuple(
+        (word, start, end)
+        for word, start, end in rjieba.tokenize(run, mode="search")
+        if not is_cjk_stopword(word)
+    )
+
+
 def _cjk_tokens(run: str, offset: int) -> Iterable[Token]:
-    if len(run) == 1:
-        if run not in CJK_STOP_CHARS:
-            yield Token(run, offset, offset + 1)
-        return
-    for i in range(len(run) - 1):
-        pair = run[i : i + 2]
-        if not (pair[0] in CJK_STOP_CHARS and pair[1] in CJK_STOP_CHARS):
-            yield Token(pair, offset + i, offset + i + 2)
+    for word, start, end in _cjk_words(run):
+        yield Token(word, offset + start, offset + end)
 
 
 def tokenize_spans(text: str) -> list[Token]:
-    """Content tokens with their spans: English words (stopwords dropped), CJK bigrams."""
+    """Content tokens with their spans: English words (stopwords dropped), Chinese words."""
     tokens: list[Token] = []
     for match in _WORD_OR_CJK.finditer(text):
         if match.group(1):
@@ -119,7 +145,7 @@ def _tokenized(text: str) -> tuple[str, ...]:
     terms: list[str] = []
     for cjk, word in _WORD_OR_CJK.findall(text):
         if cjk:
-            terms.extend(token.text for token in _cjk_tokens(cjk, 0))
+            terms.extend(word for word, _, _ in _cjk_words(cjk))
         else:
             terms.extend(_word_terms(word))
     return tuple(terms)

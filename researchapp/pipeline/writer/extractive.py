@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
 from researchapp.core.enums import FindingStatus, Resolution, Stance
-from researchapp.pipeline.report import claim_text_of, report_bucket, words_besides_claim
+from researchapp.pipeline.report import report_bucket
 from researchapp.pipeline.text.relevance import GENERIC_TERMS, says_the_same
 from researchapp.pipeline.text.sentences import best_sentence
 from researchapp.pipeline.text.tokens import tokenize
@@ -32,26 +31,25 @@ from researchapp.pipeline.writer.render import NEUTRAL_DISPUTE, render_draft
 
 # --- the extractive writer --------------------------------------------------------------------
 
-_MARKER = re.compile(r"\[E(\d+)\]")
 _EVIDENCE_CODES = frozenset(("quote_mismatch", "unknown_evidence", "analyst_feedback"))
 
 
 def _rejections(feedback: Sequence[CheckIssue]) -> tuple[set[str], set[int]]:
-    """Claim texts to leave out and evidence ids not to cite, read from a check's issues.
+    """Claim texts to leave out and evidence ids not to cite, from the issues' fields.
 
-    Issues name claims by text, not only by index: the runner passes the last check's issues
-    alone, and indices of an earlier draft do not survive a revision that dropped claims.
-    A bad quote costs the claim only that citation; any other fault costs the claim.
+    Issues name claims by text, not only by index: the runner passes every issue so far, and
+    indices of an earlier draft do not survive a revision that dropped claims. A bad quote costs
+    the claim only that citation; any other fault (or a bad quote the issue does not name) costs
+    the claim.
     """
     texts: set[str] = set()
     bad_ids: set[int] = set()
     for issue in feedback:
-        if issue.code in _EVIDENCE_CODES:
-            bad_ids.update(int(found) for found in _MARKER.findall(words_besides_claim(issue)))
+        if issue.code in _EVIDENCE_CODES and (issue.evidence_ids or not issue.claim):
+            bad_ids.update(issue.evidence_ids)
             continue
-        text = claim_text_of(issue)
-        if text:
-            texts.add(text)
+        if issue.claim:
+            texts.add(issue.claim)
     return texts, bad_ids
 
 
@@ -173,6 +171,7 @@ class ExtractiveWriter:
     """``Writer`` without a model: every claim is a verbatim sentence of a cited quote."""
 
     name = "extractive"
+    note = ""
 
     def write(self, brief: Brief, *, usage: UsageLog) -> Draft:
         return write_extractive(brief.question, brief.subquestions, brief.findings, feedback=brief.feedback)

@@ -1,29 +1,15 @@
-"""Reads for the plan and report gates (the evidence gate's are ``reviews.evidence_reads``, the queues
-``reviews.queues``, the audit ``reviews.audit``)."""
+"""Reads for the plan gate: the plan under review with its earlier versions, and what changed
+between two versions (sub-questions added, removed, edited word by word, moved)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from django.db.models import Prefetch
-from django.shortcuts import get_object_or_404
 
-from researchapp.core.enums import HypothesisStance
-from researchapp.exports.report import Quote, Report, document_of, report_of
-from researchapp.models import (
-    Hypothesis,
-    HypothesisEvidence,
-    Plan,
-    ReportDraft,
-    ResearchTask,
-    SubQuestion,
-)
-from researchapp.permissions import is_analyst
-from researchapp.pipeline.report.document import Document
+from researchapp.models import Plan, ResearchTask, SubQuestion
 from researchapp.pipeline.text.tokens import tokenize
-
-# --- plan -----------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -179,145 +165,3 @@ def word_diff(before: str, after: str) -> tuple[tuple[str, str], ...]:
         if j2 > j1:
             runs.append(("+", joiner.join(b[j1:j2])))
     return tuple(runs)
-
-
-# The evidence gate's reads are ``reviews.evidence_reads``.
-
-
-# --- report ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Change:
-    """A sentence a new version added or removed, against the version the analyst sent back."""
-
-    kind: str  # "added" or "removed"
-    text: str
-
-
-@dataclass(frozen=True)
-class ReportView:
-    task: ResearchTask
-    draft: ReportDraft | None
-    report: Report | None  # the draft as every format renders it
-    earlier: list[ReportDraft]
-    sent_back: ReportDraft | None = None  # the last version an analyst sent back, with its comments
-    changes: list[Change] = field(default_factory=list)  # this version against ``sent_back``
-
-    @property
-    def evidence(self) -> list[Quote]:
-        """The cited quotes, in the order the report first cites them."""
-        return list(self.report.appendix) if self.report else []
-
-    @property
-    def evidence_ids(self) -> frozenset[int]:
-        return frozenset(quote.evidence_id for quote in self.evidence)
-
-    @property
-    def reviewable(self) -> bool:
-        return (
-            self.draft is not None
-            and self.task.status == ResearchTask.Status.AWAITING_REPORT_REVIEW
-            and self.draft.status == ReportDraft.Status.CHECKED
-        )
-
-    @property
-    def approved(self) -> bool:
-        return self.draft is not None and self.draft.status == ReportDraft.Status.APPROVED
-
-    @property
-    def sentences(self) -> dict[str, str]:
-        """Anchor → text of every sentence a comment can attach to."""
-        return {s.anchor: s.text for s in self.report.sentences()} if self.report else {}
-
-
-def _reading(document: Document) -> list[str]:
-    """A version's sentences in reading order, each once (a summary repeats its sections')."""
-    answer = () if document.answer_is_summary else document.answer
-    texts = [s.text for s in (*answer, *(s for section in document.sections for s in section.statements))]
-    texts += [d.claim.text if d.claim else d.topic for d in document.disputes]
-    return texts + [gap.statement for gap in document.gaps]
-
-
-def sentence_changes(before: Document, after: Document) -> list[Change]:
-    """What the later version says that the earlier did not, and the reverse, in reading order."""
-    old, new = _reading(before), _reading(after)
-    changes = []
-    for op, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-        if op in ("replace", "delete"):
-            changes += [Change("removed", text) for text in old[i1:i2]]
-        if op in ("replace", "insert"):
-            changes += [Change("added", text) for text in new[j1:j2]]
-    return changes
-
-
-def report_for(task: ResearchTask) -> ReportView:
-    """The current draft as the report model, the earlier versions, and the changes since the last
-    version an analyst sent back."""
-    drafts = list(
-        task.drafts.select_related("approved_by")
-        .defer("markdown", "claims", "document")
-        .order_by("-version")[:10]
-    )
-    draft = task.drafts.select_related("approved_by").order_by("-version").first()
-    if draft is None:
-        return ReportView(task=task, draft=None, report=None, earlier=[])
-    report = report_of(draft, ResearchTask.objects.filter(pk=task.pk))
-    sent_back = (
-        task.drafts.filter(version__lt=draft.version, status=ReportDraft.Status.SENT_BACK)
-        .order_by("-version")
-        .first()
-    )
-    changes = sentence_changes(document_of(sent_back), report.document) if sent_back else []
-    return ReportView(
-        task=task, draft=draft, report=report, earlier=drafts[1:], sent_back=sent_back, changes=changes
-    )
-
-
-# --- hypotheses (evidence gate) -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HypothesisItem:
-    hypothesis: Hypothesis
-    support: list[HypothesisEvidence]
-    refute: list[HypothesisEvidence]
-
-
-def hypotheses_for_review(task: ResearchTask) -> list[HypothesisItem]:
-    """The task's hypotheses with the quotes on each side and their sources (a fixed number of queries)."""
-    links = (
-        HypothesisEvidence.objects.select_related("evidence__source")
-        .defer("evidence__source__text")
-        .order_by("stance", "-evidence__score", "evidence_id")
-    )
-    rows = (
-        Hypothesis.objects.filter(task=task)
-        .select_related("decided_by")
-        .prefetch_related(Prefetch("links", queryset=links))
-        .order_by("id")
-    )
-    items = []
-    for row in rows:
-        every = list(row.links.all())
-        items.append(
-            HypothesisItem(
-                hypothesis=row,
-                support=[link for link in every if link.stance == HypothesisStance.SUPPORT],
-                refute=[link for link in every if link.stance == HypothesisStance.REFUTE],
-            )
-        )
-    return items
-
-
-def hypothesis_in_task(task: ResearchTask, hypothesis_id: int) -> Hypothesis:
-    return get_object_or_404(Hypothesis.objects.select_related("task"), pk=hypothesis_id, task=task)
-
-
-def hypotheses_context(task: ResearchTask, user) -> dict:
-    """What ``partials/hypotheses.html`` needs, for any page that includes it (the evidence review)."""
-    return {
-        "hypotheses": hypotheses_for_review(task),
-        "can_decide_hypotheses": is_analyst(user)
-        and task.status == ResearchTask.Status.AWAITING_EVIDENCE_REVIEW,
-    }

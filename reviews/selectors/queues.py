@@ -67,7 +67,8 @@ AGES = {"1h": timedelta(hours=1), "1d": timedelta(days=1), "7d": timedelta(days=
 @dataclass(frozen=True)
 class QueueFilters:
     queue: str = "plans"
-    task: str = ""  # a task number ("12" or "#12"), or words of its question
+    task: str = ""  # a task number ("12" or "#12"), or words of its question, as typed
+    task_id: int | None = None  # the number, when ``task`` is one
     owner: str = ""  # the owner's username
     age: str = ""  # "" or a key of AGES: waiting at least that long
     claim: str = ""  # "", "unclaimed", "mine" or "others"
@@ -236,11 +237,10 @@ def queue_page(user, filters: QueueFilters) -> QueuePage:
     kind = filters.kind
     items = _items(kind)
     prefix = "task__" if kind.object_type == ObjectType.FINDING else ""
-    task_words = filters.task.strip().lstrip("#")
-    if task_words.isdigit():
-        items = items.filter(**{f"{prefix}pk": int(task_words)})
-    elif task_words:
-        items = items.filter(**{f"{prefix}question__icontains": task_words})
+    if filters.task_id is not None:
+        items = items.filter(**{f"{prefix}pk": filters.task_id})
+    elif words := filters.task.strip().lstrip("#"):
+        items = items.filter(**{f"{prefix}question__icontains": words})
     if filters.owner.strip():
         items = items.filter(**{f"{prefix}owner__username__iexact": filters.owner.strip()})
     if filters.age in AGES:

@@ -1,6 +1,6 @@
 """A quote shown inside its source's paragraphs, and the figures two sides of a conflict do not share.
 
-Pure text: the evidence reads (``reviews.evidence_reads``) cut a window of the snapshot around each
+Pure text: the evidence reads (``reviews.selectors.findings``) cut a window of the snapshot around each
 quote in the database and hand it here; nothing in this module touches a model.
 """
 

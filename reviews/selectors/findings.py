@@ -16,7 +16,7 @@ from django.shortcuts import get_object_or_404
 
 from researchapp.core.enums import FindingStatus, Resolution, Stance
 from researchapp.models import Evidence, Finding, FindingEvidence, ResearchTask, Source, SubQuestion
-from reviews.passages import Paragraph, differing_spans, figures, marked_paragraphs
+from reviews.selectors.passages import Paragraph, differing_spans, figures, marked_paragraphs
 
 CONTEXT_CHARS = 600  # of the snapshot either side of a quote, cut in the database
 CLOSEST_SHOWN = 5  # closest passages shown on a [证据不足] item
