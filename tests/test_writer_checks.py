@@ -330,7 +330,7 @@ def test_a_bad_quote_costs_its_claim_only_the_citation_the_issue_names() -> None
     # when
     revised = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS, feedback=[issue])
     # then the claim stays, citing E21 alone
-    assert Claim("Rust and Go are free to use.", (21,), "answer") in revised.claims
+    assert Claim("Rust and Go are free to use.", (21,), "answer", about="1") in revised.claims
 
 
 def test_a_stored_issue_reads_back_as_it_was_and_an_old_row_names_its_claim_by_index() -> None:

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('researchapp', '0015_computed_finding_calculation'),
+        ('researchapp', '0016_reportdraft_check_issue_fields'),
     ]
 
     operations = [
