@@ -58,7 +58,14 @@ _NAVIGATION = re.compile(
     re.IGNORECASE,
 )
 STRICT_TYPES = frozenset(
-    (AnswerType.QUANTITY, AnswerType.LIMIT, AnswerType.VERSION, AnswerType.NAME, AnswerType.LIST)
+    (
+        AnswerType.QUANTITY,
+        AnswerType.LIMIT,
+        AnswerType.VERSION,
+        AnswerType.NAME,
+        AnswerType.LIST,
+        AnswerType.DEFINITION,
+    )
 )
 
 
@@ -161,16 +168,8 @@ class _Weights:
 def _placed(terms: Sequence[str], own: set[str], before: set[str], heading: set[str]) -> dict[str, float]:
     """How near each term is: in the piece (1), the sentence before (``NEIGHBOUR_WEIGHT``), the
     title or headings (``HEADING_WEIGHT``), or nowhere (0)."""
-    return {
-        term: 1.0
-        if term in own
-        else NEIGHBOUR_WEIGHT
-        if term in before
-        else HEADING_WEIGHT
-        if term in heading
-        else 0.0
-        for term in terms
-    }
+    weights = ((own, 1.0), (before, NEIGHBOUR_WEIGHT), (heading, HEADING_WEIGHT))
+    return {term: next((weight for held, weight in weights if term in held), 0.0) for term in terms}
 
 
 @dataclass(frozen=True)

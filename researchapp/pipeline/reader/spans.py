@@ -49,6 +49,7 @@ _NAME_LIKE = re.compile(
     r"(?<![\w-])(?:--?[a-z][\w-]*(?:=\S+)?|\.?[\w-]+(?:/[\w.-]+)+/?|[A-Za-z]+_[\w]+|[A-Z][A-Z0-9]{1,}(?:_[A-Z0-9]+)*"
     r"|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*|“[^”]{2,40}”|\"[^\"]{2,40}\")"
 )
+MAX_DEFINED_WORDS = 6  # the words before "is" of a sentence that defines a term
 _SENTENCE_STARTERS = frozenset(
     "the a an this that these those it its if when in on at for with by as to of and or but".split()
 )
@@ -149,7 +150,14 @@ def definition_span(text: str, analysis: QuestionAnalysis, kind: str, term: str)
     if kind == ENTRY and set(tokenize(term)) & set(analysis.terms):
         return 0, len(text)
     copula = _COPULA.search(text)
-    if copula and set(tokenize(text[: copula.start()])) & set(analysis.terms):
+    if copula is None:
+        return None
+    # What is defined opens the sentence: "A partial index is ...", not "(The number of rows in the
+    # index is the same ..." which only mentions an index.
+    before = tokenize(text[: copula.start()])
+    defined = [t for t in analysis.terms if t in before]
+    wanted = min(len(analysis.terms), 2) if analysis.terms else 1
+    if len(before) <= MAX_DEFINED_WORDS and len(defined) >= wanted:
         return 0, len(text)
     return None
 
