@@ -8,7 +8,7 @@ from dataclasses import replace
 from researchapp.core.enums import FindingStatus, Resolution, Stance
 from researchapp.pipeline.report import report_bucket
 from researchapp.pipeline.text.relevance import GENERIC_TERMS, says_the_same
-from researchapp.pipeline.text.sentences import best_sentence
+from researchapp.pipeline.text.sentences import best_sentence, split_sentences
 from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import (
     Brief,
@@ -75,7 +75,10 @@ def _claim_for(finding: ReviewedFinding, terms: Sequence[str], bad_ids: set[int]
         sentence = finding.statement
     else:
         wanted = list(dict.fromkeys([*tokenize(finding.statement), *terms]))
-        picked = best_sentence(best.quote, wanted)
+        # A sentence about the writer's own doings ("We tested ... in our climate chamber") or a
+        # page's navigation is never a statement: the sentence is chosen among the others.
+        aside = [(s, e) for s, e in split_sentences(best.quote) if not bears_on_a_question(best.quote[s:e])]
+        picked = best_sentence(best.quote, wanted, avoid=aside)
         if picked is None:
             return None
         (start, end), _ = picked
@@ -110,7 +113,11 @@ def write_extractive(
     known = {sq.id: sq for sq in subquestions}
     claims: dict[str, Claim] = {}
     left_out = 0
-    for finding in sorted(findings, key=lambda f: (_order(known, f.subquestion_id), f.id)):
+    # Within a sub-question, the side an analyst picked comes first: the opening states it.
+    decided_first = sorted(
+        findings, key=lambda f: (_order(known, f.subquestion_id), f.resolution is not Resolution.PICKED, f.id)
+    )
+    for finding in decided_first:
         if report_bucket(finding) != "body" or finding.status is FindingStatus.INSUFFICIENT:
             continue
         subquestion = known.get(finding.subquestion_id)
