@@ -45,10 +45,11 @@ test: install
 	CELERY_BROKER_URL=$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)} \
 	REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
 	DJANGO_ALLOW_ASYNC_UNSAFE=true \
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest --cov --cov-report=term $(PYTEST_ARGS)
 
 # Every check runs, then the target fails if any did. makemigrations reads models and migration files
 # only, so it gets an in-memory database and broker rather than whatever the environment points at.
+# mypy type-checks the pure layers ([tool.mypy] in pyproject.toml says which).
 lint: install
 	@failed=""; \
 	$(PY) -m ruff format --check . || failed="$$failed ruff-format"; \
@@ -56,6 +57,7 @@ lint: install
 	DATABASE_URL=sqlite://:memory: CELERY_BROKER_URL=memory:// \
 		$(PY) manage.py makemigrations --check --dry-run || failed="$$failed makemigrations"; \
 	$(VENV)/bin/lint-imports || failed="$$failed import-linter"; \
+	$(PY) -m mypy || failed="$$failed mypy"; \
 	if [ -n "$$failed" ]; then echo "make lint failed:$$failed" >&2; exit 1; fi
 
 # The dev lock is compiled against the runtime lock, so both pin the same runtime versions.

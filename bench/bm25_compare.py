@@ -34,77 +34,87 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeat", type=int, default=5, help="index-and-score runs per question, for timing")
 
 
+def _top(candidates, scores: list[float]) -> list:
+    """The top passages by score (none that scored nothing), as the evidence stage picks them."""
+    from researchapp.pipeline.values import Passage
+
+    ranked = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+    return [
+        Passage(c.source.id, c.start, c.end, c.quote, scores[i])
+        for i in ranked[:TOP]
+        if scores[i] > 0
+        for c in (candidates[i],)
+    ]
+
+
+def _compare(style: str, args: argparse.Namespace, bm25s) -> list[Figure]:
+    """Both implementations on every question of one set: recall, same order, time per question."""
+    from researchapp.pipeline.collector.passages import PassagePool
+    from researchapp.pipeline.text.bm25 import BM25
+    from researchapp.pipeline.text.tokens import tokenize
+
+    corpora = load_corpora(args.data, style=style)
+    tallies = {"hand-written": Tally(), "bm25s": Tally()}
+    seconds = {"hand-written": 0.0, "bm25s": 0.0}
+    same_order = passages = 0
+    for corpus in corpora:
+        candidates = PassagePool(sources_for(corpus)).candidates
+        documents = [list(candidate.tokens) for candidate in candidates]
+        passages += len(documents)
+        query = tokenize(corpus.question)
+        started = time.perf_counter()
+        for _ in range(args.repeat):
+            ours = BM25(documents).scores(query)
+        seconds["hand-written"] += (time.perf_counter() - started) / args.repeat
+        started = time.perf_counter()
+        for _ in range(args.repeat):
+            library = bm25s.BM25(method="lucene", k1=1.5, b=0.75)
+            library.index(documents, show_progress=False)
+            theirs = library.get_scores(query).tolist()
+        seconds["bm25s"] += (time.perf_counter() - started) / args.repeat
+        tallies["hand-written"].add(corpus, _top(candidates, ours))
+        tallies["bm25s"].add(corpus, _top(candidates, theirs))
+        order = [sorted(range(len(s)), key=lambda i: (-round(s[i], 5), i))[:TOP] for s in (ours, theirs)]
+        same_order += order[0] == order[1]
+    level = corpora[0].level
+    return [
+        *(
+            Figure(
+                NAME,
+                f"[{style}] {label}: {level} recall, question as query, top {TOP}",
+                round(tally.found / max(tally.gold, 1), 4),
+            )
+            for label, tally in tallies.items()
+        ),
+        Figure(NAME, f"[{style}] same top {TOP} in the same order", f"{same_order} of {len(corpora)}"),
+        *(
+            Figure(
+                NAME,
+                f"[{style}] {label}: index + score, per question",
+                round(1000 * seconds[label] / len(corpora), 3),
+                unit="ms",
+                note=f"{passages / len(corpora):.0f} passages a question; mean of {args.repeat} runs",
+            )
+            for label in seconds
+        ),
+    ]
+
+
 def run(args: argparse.Namespace) -> list[Figure]:
     try:
         import bm25s
     except ImportError:
         raise Skipped("skipped: bm25s is not installed (pip install bm25s)") from None
+    figures = [figure for style in ("native", "musique") for figure in _compare(style, args, bm25s)]
+    return figures + _large(args, bm25s)
+
+
+def _large(args: argparse.Namespace, bm25s) -> list[Figure]:
+    """One index over every passage of the 120 extraction pages (a local corpus's size), 40 queries."""
+    from bench.relevance import QUESTIONS, corpus_documents
     from researchapp.pipeline.collector.passages import PassagePool
     from researchapp.pipeline.text.bm25 import BM25
     from researchapp.pipeline.text.tokens import tokenize
-    from researchapp.pipeline.values import Passage
-
-    figures: list[Figure] = []
-    for style in ("native", "musique"):
-        corpora = load_corpora(args.data, style=style)
-        tallies = {"hand-written": Tally(), "bm25s": Tally()}
-        seconds = {"hand-written": 0.0, "bm25s": 0.0}
-        same_order = passages = 0
-        for corpus in corpora:
-            candidates = PassagePool(sources_for(corpus)).candidates
-            documents = [list(candidate.tokens) for candidate in candidates]
-            passages += len(documents)
-            query = tokenize(corpus.question)
-            started = time.perf_counter()
-            for _ in range(args.repeat):
-                ours = BM25(documents).scores(query)
-            seconds["hand-written"] += (time.perf_counter() - started) / args.repeat
-            started = time.perf_counter()
-            for _ in range(args.repeat):
-                library = bm25s.BM25(method="lucene", k1=1.5, b=0.75)
-                library.index(documents, show_progress=False)
-                theirs = library.get_scores(query).tolist()
-            seconds["bm25s"] += (time.perf_counter() - started) / args.repeat
-            for label, scores in (("hand-written", ours), ("bm25s", theirs)):
-                ranked = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
-                top = [i for i in ranked[:TOP] if scores[i] > 0]
-                chosen = [
-                    Passage(c.source.id, c.start, c.end, c.quote, scores[i])
-                    for i in top
-                    for c in (candidates[i],)
-                ]
-                tallies[label].add(corpus, chosen)
-            order = [sorted(range(len(s)), key=lambda i: (-round(s[i], 5), i))[:TOP] for s in (ours, theirs)]
-            same_order += order[0] == order[1]
-        level = corpora[0].level
-        for label, tally in tallies.items():
-            figures.append(
-                Figure(
-                    NAME,
-                    f"[{style}] {label}: {level} recall, question as query, top {TOP}",
-                    round(tally.found / max(tally.gold, 1), 4),
-                )
-            )
-        figures += [
-            Figure(NAME, f"[{style}] same top {TOP} in the same order", f"{same_order} of {len(corpora)}"),
-            *(
-                Figure(
-                    NAME,
-                    f"[{style}] {label}: index + score, per question",
-                    round(1000 * seconds[label] / len(corpora), 3),
-                    unit="ms",
-                    note=f"{passages / len(corpora):.0f} passages a question; mean of {args.repeat} runs",
-                )
-                for label in seconds
-            ),
-        ]
-    figures += _large(args, bm25s, BM25, PassagePool, tokenize)
-    return figures
-
-
-def _large(args, bm25s, BM25, PassagePool, tokenize) -> list[Figure]:
-    """One index over every passage of the 120 extraction pages (a local corpus's size), 40 queries."""
-    from bench.relevance import QUESTIONS, corpus_documents
     from researchapp.pipeline.values import Source
 
     folder = args.data.parent.parent / "extraction"

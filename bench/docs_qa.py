@@ -115,6 +115,14 @@ def _rate(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
+def print_outcomes(outcomes: list[Outcome]) -> None:
+    for o in outcomes:
+        r = o.record
+        mark = ("ok " if o.answered else "MISS") if r["answerable"] else ("ok " if o.honest else "LIED")
+        print(f"{mark} {r['id']} [{r['kind']}/{r['language']}] {r['question']}")
+        print(f"     failed: {o.failed}" if o.failed else f"     stated: {o.stated[:400]}")
+
+
 def kind_figures(answerable: list[Outcome]) -> list[Figure]:
     """The answered rate of each kind of question."""
     figures = []
@@ -127,23 +135,44 @@ def kind_figures(answerable: list[Outcome]) -> list[Figure]:
     return figures
 
 
+def honesty_figures(
+    answerable: list[Outcome], unanswerable: list[Outcome], outcomes: list[Outcome]
+) -> list[Figure]:
+    """Unanswerable questions kept as [证据不足], the cost on answerable ones, and failed tasks."""
+    honest = sum(o.honest for o in unanswerable)
+    cost = sum(o.all_insufficient for o in answerable)
+    failed = sum(bool(o.failed) for o in outcomes)
+    figures: list[Figure] = []
+    figures += [
+        Figure(
+            NAME,
+            "unanswerable kept as [证据不足] (honest)",
+            _rate(honest, len(unanswerable)),
+            target=">= 0.9",
+            met=honest >= 0.9 * len(unanswerable),
+            note=f"{honest} of {len(unanswerable)}",
+        ),
+        Figure(
+            NAME,
+            "answerable called [证据不足] (the cost)",
+            _rate(cost, len(answerable)),
+            note=f"{cost} of {len(answerable)}",
+        ),
+        Figure(NAME, "tasks failed", failed, target="0", met=failed == 0),
+    ]
+    return figures
+
+
 def run(args: argparse.Namespace) -> list[Figure]:
     records = records_of(args.data / "docs_questions.jsonl", args.half)
     if args.only:
         records = [r for r in records if r["id"] in set(args.only.split(","))]
     outcomes = [judge(record, args.data) for record in records]
     if args.verbose:
-        for o in outcomes:
-            r = o.record
-            mark = ("ok " if o.answered else "MISS") if r["answerable"] else ("ok " if o.honest else "LIED")
-            print(f"{mark} {r['id']} [{r['kind']}/{r['language']}] {r['question']}")
-            print(f"     failed: {o.failed}" if o.failed else f"     stated: {o.stated[:400]}")
+        print_outcomes(outcomes)
     answerable = [o for o in outcomes if o.record["answerable"]]
     unanswerable = [o for o in outcomes if not o.record["answerable"]]
     answered = sum(o.answered for o in answerable)
-    honest = sum(o.honest for o in unanswerable)
-    failed = sum(bool(o.failed) for o in outcomes)
-    cost = sum(o.all_insufficient for o in answerable)
     half = f"{args.half} half (even lines tune, odd lines are held back)"
     figures = [
         Figure(
@@ -177,23 +206,7 @@ def run(args: argparse.Namespace) -> list[Figure]:
             )
         )
     figures += kind_figures(answerable)
-    figures += [
-        Figure(
-            NAME,
-            "unanswerable kept as [证据不足] (honest)",
-            _rate(honest, len(unanswerable)),
-            target=">= 0.9",
-            met=honest >= 0.9 * len(unanswerable),
-            note=f"{honest} of {len(unanswerable)}",
-        ),
-        Figure(
-            NAME,
-            "answerable called [证据不足] (the cost)",
-            _rate(cost, len(answerable)),
-            note=f"{cost} of {len(answerable)}",
-        ),
-        Figure(NAME, "tasks failed", failed, target="0", met=failed == 0),
-    ]
+    figures += honesty_figures(answerable, unanswerable, outcomes)
     return figures
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.common import DATA_ROOT, Figure, main, require_path
@@ -100,68 +101,83 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> list[Figure]:
-    joiner = "\n" if args.join == "newline" else " "
-    labels: Counter[str] = Counter()
-    flagged_by_label: Counter[str] = Counter()
-    gold_sentences = covered_sentences = 0
-    passages_total = chars_total = 0
-    with require_path(args.data).open(encoding="utf-8") as lines:
-        records = [json.loads(line) for line in lines if line.strip()][: args.limit]
-    records = {"first": records[0::2], "second": records[1::2]}.get(args.half, records)
-    for record in records:
-        flagged, passages, spans = judge(record, max_passages=args.max_passages, joiner=joiner)
+@dataclass
+class Tally:
+    """What the claims came to: per label, how many and how many flagged; for ``supported`` claims,
+    the annotated sentences and those the passages cover; passages and their characters in all."""
+
+    labels: Counter[str] = field(default_factory=Counter)
+    flagged: Counter[str] = field(default_factory=Counter)
+    gold_sentences: int = 0
+    covered_sentences: int = 0
+    passages: int = 0
+    chars: int = 0
+
+    def add(self, record: dict, flagged: bool, passages: list, spans: list[tuple[int, int]]) -> None:
         label = record["label"]
-        labels[label] += 1
-        flagged_by_label[label] += flagged
-        passages_total += len(passages)
-        chars_total += sum(len(p.quote) for p in passages)
-        if label == "supported":
-            wanted = {i for annotator in record.get("supporting_sentences", []) for i in annotator}
-            selected = [(p.start, p.end) for p in passages]
-            for index in wanted:
-                if 0 <= index < len(spans) and spans[index][1] > spans[index][0]:
-                    gold_sentences += 1
-                    start, end = spans[index]
-                    covered_sentences += _covered((start, end), selected) * 2 >= end - start
-    true_positive = flagged_by_label[POSITIVE]
-    flagged_total = sum(flagged_by_label.values())
+        self.labels[label] += 1
+        self.flagged[label] += flagged
+        self.passages += len(passages)
+        self.chars += sum(len(p.quote) for p in passages)
+        if label != "supported":
+            return
+        wanted = {i for annotator in record.get("supporting_sentences", []) for i in annotator}
+        selected = [(p.start, p.end) for p in passages]
+        for index in wanted:
+            if 0 <= index < len(spans) and spans[index][1] > spans[index][0]:
+                self.gold_sentences += 1
+                start, end = spans[index]
+                self.covered_sentences += _covered((start, end), selected) * 2 >= end - start
+
+
+def figures_of(tally: Tally, claims: int, half: str) -> list[Figure]:
+    labels, flagged = tally.labels, tally.flagged
+    true_positive = flagged[POSITIVE]
+    flagged_total = sum(flagged.values())
     precision = true_positive / flagged_total if flagged_total else 0.0
     recall = true_positive / labels[POSITIVE] if labels[POSITIVE] else 0.0
-    figures = [
-        Figure(NAME, "claims", len(records), note=", ".join(f"{k} {v}" for k, v in sorted(labels.items()))),
+    return [
+        Figure(NAME, "claims", claims, note=", ".join(f"{k} {v}" for k, v in sorted(labels.items()))),
         Figure(
             NAME,
             "[证据不足] precision (not_supported)",
             round(precision, 4),
             target=">= 0.8 at recall >= 0.6",
             met=precision >= 0.8 and recall >= 0.6,
-            note=f"{args.half} half of the file (even lines were the tuning half)",
+            note=f"{half} half of the file (even lines were the tuning half)",
         ),
         Figure(
             NAME, "[证据不足] recall (not_supported)", round(recall, 4), target=">= 0.6", met=recall >= 0.6
         ),
-    ]
-    for label in sorted(labels):
-        figures.append(
+        *(
             Figure(
                 NAME,
                 f"flag rate, {label}",
-                round(flagged_by_label[label] / labels[label], 4),
-                note=f"{flagged_by_label[label]} of {labels[label]}",
+                round(flagged[label] / labels[label], 4),
+                note=f"{flagged[label]} of {labels[label]}",
             )
-        )
-    figures += [
+            for label in sorted(labels)
+        ),
         Figure(
             NAME,
             "supported: sentence recall (union of annotators)",
-            round(covered_sentences / gold_sentences, 4) if gold_sentences else None,
-            note=f"{covered_sentences} of {gold_sentences} sentences",
+            round(tally.covered_sentences / tally.gold_sentences, 4) if tally.gold_sentences else None,
+            note=f"{tally.covered_sentences} of {tally.gold_sentences} sentences",
         ),
-        Figure(NAME, "passages/claim", round(passages_total / max(len(records), 1), 2)),
-        Figure(NAME, "passage chars/claim", round(chars_total / max(len(records), 1))),
+        Figure(NAME, "passages/claim", round(tally.passages / max(claims, 1), 2)),
+        Figure(NAME, "passage chars/claim", round(tally.chars / max(claims, 1))),
     ]
-    return figures
+
+
+def run(args: argparse.Namespace) -> list[Figure]:
+    joiner = "\n" if args.join == "newline" else " "
+    with require_path(args.data).open(encoding="utf-8") as lines:
+        records = [json.loads(line) for line in lines if line.strip()][: args.limit]
+    records = {"first": records[0::2], "second": records[1::2]}.get(args.half, records)
+    tally = Tally()
+    for record in records:
+        tally.add(record, *judge(record, max_passages=args.max_passages, joiner=joiner))
+    return figures_of(tally, len(records), args.half)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ import os
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -182,88 +183,96 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> list[Figure]:
-    if not postgres_available():
-        raise Skipped("skipped: no PostgreSQL at 127.0.0.1:5432")
-    database_url = create_database(args.database)
-    server = None
+@dataclass(frozen=True)
+class Seeded:
+    """The desk as seeded: its pages, their query counts at 10 tasks and at full size, its rows."""
+
+    pages: dict[str, str]
+    queries_small: dict[str, tuple[int, float, float, int]]
+    queries_large: dict[str, tuple[int, float, float, int]]
+    n_tasks: int
+    n_findings: int
+    n_review: int
+    seed_seconds: float
+    cookies: dict[str, str]  # the analyst's session
+
+
+def seed_and_count(args: argparse.Namespace) -> Seeded:
+    """Steps 1-3: seed 10 tasks and count each page's queries, seed the rest and count again."""
+    from django.db import connections
+
+    from bench.desk_data import seed, users
+    from researchapp.models import Finding, ResearchTask
+
+    analyst, _ = users()
+    # The first 10 tasks get the same share of findings per task as the full desk will have.
+    small_findings = args.findings * 10 // args.tasks
+    pages = pages_for(seed(10, small_findings))
+    queries_small = count_queries(pages, analyst)
+    started = time.monotonic()
+    seed(args.tasks - 10, args.findings - small_findings, start_index=10)
+    seed_seconds = time.monotonic() - started
+    analyze_tables()
+    seeded = Seeded(
+        pages=pages,
+        queries_small=queries_small,
+        queries_large=count_queries(pages, analyst),
+        n_tasks=ResearchTask.objects.count(),
+        n_findings=Finding.objects.count(),
+        n_review=Finding.objects.needing_review().count(),
+        seed_seconds=seed_seconds,
+        cookies=dict([session_cookie(analyst)]),
+    )
+    connections.close_all()
+    return seeded
+
+
+def serve_and_load(
+    database_url: str, args: argparse.Namespace, targets: dict[str, str], cookies: dict[str, str]
+) -> tuple[dict[str, list[float]], dict[str, int]]:
+    """Step 4: every target under gunicorn, in rounds; the latencies and the failures of each."""
+    port = free_port()
+    log = Path(tempfile.gettempdir()) / f"bench-gunicorn-{port}.log"
+    environment = {
+        "DATABASE_URL": database_url,
+        "DEBUG": "false",
+        "RESEARCH_VAR_DIR": os.environ["RESEARCH_VAR_DIR"],
+    }
+    server = gunicorn(port, environment, log, workers=args.workers)
     try:
-        setup_django(database_url)
-        from bench.desk_data import seed, users
-
-        analyst, _ = users()
-        # The first 10 tasks get the same share of findings per task as the full desk will have.
-        small_findings = args.findings * 10 // args.tasks
-        small = seed(10, small_findings)
-        pages = pages_for(small)
-        queries_small = count_queries(pages, analyst)
-        started = time.monotonic()
-        seed(args.tasks - 10, args.findings - small_findings, start_index=10)
-        seed_seconds = time.monotonic() - started
-        analyze_tables()
-        queries_large = count_queries(pages, analyst)
-
-        from researchapp.models import Finding, ResearchTask
-
-        n_tasks, n_findings = ResearchTask.objects.count(), Finding.objects.count()
-        n_review = Finding.objects.needing_review().count()
-        cookie_name, cookie = session_cookie(analyst)
-        from django.db import connections
-
-        connections.close_all()
-        port = free_port()
-        log = Path(tempfile.gettempdir()) / f"bench-gunicorn-{port}.log"
-        server = gunicorn(
-            port,
-            {
-                "DATABASE_URL": database_url,
-                "DEBUG": "false",
-                "RESEARCH_VAR_DIR": os.environ["RESEARCH_VAR_DIR"],
-            },
-            log,
-            workers=args.workers,
-        )
         origin = f"http://127.0.0.1:{port}"
         wait_http(origin + "/healthz")
-        targets = {"healthz (trivial)": "/healthz", **pages}
         latencies: dict[str, list[float]] = {name: [] for name in targets}
         errors = dict.fromkeys(targets, 0)
         per_round = max(1, args.requests // ROUNDS)
         for _ in range(ROUNDS):
             for name, path in targets.items():
-                got, failed = hammer(
-                    origin + path,
-                    {cookie_name: cookie},
-                    per_round,
-                    args.concurrency,
-                    time.monotonic() + args.page_seconds / ROUNDS,
-                )
+                deadline = time.monotonic() + args.page_seconds / ROUNDS
+                got, failed = hammer(origin + path, cookies, per_round, args.concurrency, deadline)
                 latencies[name] += got
                 errors[name] += failed
     finally:
-        if server is not None:
-            stop(server)
-        try:
-            from django.db import connections
+        stop(server)
+    return latencies, errors
 
-            connections.close_all()
-        except Exception:
-            pass
-        drop_database(args.database)
 
+def figures_for(
+    seeded: Seeded, targets: dict[str, str], latencies: dict[str, list[float]], errors: dict[str, int]
+) -> list[Figure]:
     base_p95 = percentile(latencies["healthz (trivial)"], 0.95)
+    n_tasks = seeded.n_tasks
     figures = [
         Figure(
             NAME,
             "rows",
-            f"{n_tasks:,} tasks, {n_findings:,} findings ({n_review:,} awaiting review)",
-            note=f"seeded in {seed_seconds:.1f}s",
+            f"{n_tasks:,} tasks, {seeded.n_findings:,} findings ({seeded.n_review:,} awaiting review)",
+            note=f"seeded in {seeded.seed_seconds:.1f}s",
         ),
     ]
     for name in targets:
         got = latencies[name]
         p50, p95 = percentile(got, 0.5) * 1000, percentile(got, 0.95) * 1000
-        is_page = name in pages
+        is_page = name in seeded.pages
         figures.append(
             Figure(
                 NAME,
@@ -274,9 +283,9 @@ def run(args: argparse.Namespace) -> list[Figure]:
                 note=f"{len(got)} ok, {errors[name]} failed, p95 = {p95 / (base_p95 * 1000):.1f}x healthz",
             )
         )
-    for name in pages:
-        small, large = queries_small[name][0], queries_large[name][0]
-        _, ms, sql_ms, size = queries_large[name]
+    for name in seeded.pages:
+        small, large = seeded.queries_small[name][0], seeded.queries_large[name][0]
+        _, ms, sql_ms, size = seeded.queries_large[name]
         figures.append(
             Figure(
                 NAME,
@@ -289,6 +298,26 @@ def run(args: argparse.Namespace) -> list[Figure]:
             )
         )
     return figures
+
+
+def run(args: argparse.Namespace) -> list[Figure]:
+    if not postgres_available():
+        raise Skipped("skipped: no PostgreSQL at 127.0.0.1:5432")
+    database_url = create_database(args.database)
+    try:
+        setup_django(database_url)
+        seeded = seed_and_count(args)
+        targets = {"healthz (trivial)": "/healthz", **seeded.pages}
+        latencies, errors = serve_and_load(database_url, args, targets, seeded.cookies)
+    finally:
+        try:
+            from django.db import connections
+
+            connections.close_all()
+        except Exception:
+            pass
+        drop_database(args.database)
+    return figures_for(seeded, targets, latencies, errors)
 
 
 if __name__ == "__main__":

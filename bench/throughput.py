@@ -52,15 +52,51 @@ def _cpu(who: int) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run(args: argparse.Namespace) -> list[Figure]:
-    from bench.standard_task import (
-        configure,
-        forget_queue,
-        require_redis,
-        start_workers,
-        stop_workers,
-        submit_and_wait,
+def measure(count: int, args: argparse.Namespace, scratch, search_rate: float) -> tuple[float, Figure]:
+    """One batch of tasks with ``count`` workers: its tasks per minute, and the figure that says so."""
+    from bench.standard_task import start_workers, stop_workers, submit_and_wait
+
+    workers = start_workers(count, args.concurrency, scratch)
+    own_cpu, worker_cpu = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
+    try:
+        batch = submit_and_wait(args.tasks, timeout=args.timeout, first_case=1000 * count)
+    finally:
+        stop_workers(workers)  # reaped here, so their CPU time shows in RUSAGE_CHILDREN
+    own_cpu, worker_cpu = _cpu(resource.RUSAGE_SELF) - own_cpu, _cpu(resource.RUSAGE_CHILDREN) - worker_cpu
+    per_minute = batch.done / batch.wall * 60 if batch.wall > 0 else 0.0
+    figure = Figure(
+        NAME,
+        f"{count} worker{'s' if count > 1 else ''} x {args.concurrency} threads",
+        round(per_minute, 1),
+        "tasks/min",
+        note=f"{batch.done}/{args.tasks} approved in {batch.wall:.1f}s; "
+        f"{dict(batch.statuses)}; latencies x{args.scale}, searches {search_rate:g}/s; "
+        f"CPU: workers {worker_cpu:.0f}s, stubs+bench {own_cpu:.0f}s"
+        + (f"; {batch.failures[0][:200]}" if batch.failures else ""),
     )
+    return per_minute, figure
+
+
+def clean_up(scratch) -> None:
+    """Empty the broker's queue and our Redis database, drop the database and the scratch folder."""
+    from bench.standard_task import forget_queue
+
+    forget_queue(BROKER_DB)
+    from django.db import connections
+
+    if scratch is not None:
+        from django.core.cache import cache
+
+        cache.clear()  # our Redis database: pages, searches and the rate limiter's key
+
+    connections.close_all()
+    drop_database(DATABASE)
+    if scratch is not None:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def run(args: argparse.Namespace) -> list[Figure]:
+    from bench.standard_task import configure, require_redis
     from bench.stub_world import World
 
     if not postgres_available():
@@ -76,43 +112,10 @@ def run(args: argparse.Namespace) -> list[Figure]:
         with World(scale=args.scale) as world:
             scratch = configure(world, database_url=database_url, broker_db=BROKER_DB, shared_redis=True)
             for count in (int(n) for n in args.workers.split(",")):
-                workers = start_workers(count, args.concurrency, scratch)
-                own_cpu, worker_cpu = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
-                try:
-                    batch = submit_and_wait(args.tasks, timeout=args.timeout, first_case=1000 * count)
-                finally:
-                    stop_workers(workers)  # reaped here, so their CPU time shows in RUSAGE_CHILDREN
-                own_cpu, worker_cpu = (
-                    _cpu(resource.RUSAGE_SELF) - own_cpu,
-                    _cpu(resource.RUSAGE_CHILDREN) - worker_cpu,
-                )
-                per_minute = batch.done / batch.wall * 60 if batch.wall > 0 else 0.0
-                rates[count] = per_minute
-                figures.append(
-                    Figure(
-                        NAME,
-                        f"{count} worker{'s' if count > 1 else ''} x {args.concurrency} threads",
-                        round(per_minute, 1),
-                        "tasks/min",
-                        note=f"{batch.done}/{args.tasks} approved in {batch.wall:.1f}s; "
-                        f"{dict(batch.statuses)}; latencies x{args.scale}, searches {search_rate:g}/s; "
-                        f"CPU: workers {worker_cpu:.0f}s, stubs+bench {own_cpu:.0f}s"
-                        + (f"; {batch.failures[0][:200]}" if batch.failures else ""),
-                    )
-                )
+                rates[count], figure = measure(count, args, scratch, search_rate)
+                figures.append(figure)
     finally:
-        forget_queue(BROKER_DB)
-        from django.db import connections
-
-        if scratch is not None:
-            from django.core.cache import cache
-
-            cache.clear()  # our Redis database: pages, searches and the rate limiter's key
-
-        connections.close_all()
-        drop_database(DATABASE)
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+        clean_up(scratch)
     if 1 in rates and 2 in rates and rates[1] > 0:
         figures.append(
             Figure(

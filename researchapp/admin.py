@@ -10,6 +10,7 @@ from researchapp.models import (
     ResearchTask,
     Source,
     StageJob,
+    SubmissionQuota,
 )
 
 
@@ -53,3 +54,13 @@ class StageJobAdmin(admin.ModelAdmin):
 
 
 admin.site.register([Corpus, Event, Finding, Plan, ReportDraft])
+
+
+@admin.register(SubmissionQuota)
+class SubmissionQuotaAdmin(admin.ModelAdmin):
+    """A person's own submission limits over the site's RESEARCH_QUOTA_* settings (blank: the site's,
+    0: no limit): raise them for a heavy user, or stop someone's submissions with a limit of 1."""
+
+    list_display = ("user", "tasks_in_flight", "tasks_per_day", "tokens_per_day", "note")
+    search_fields = ("user__username",)
+    raw_id_fields = ("user",)

@@ -8,7 +8,6 @@ from django.utils.translation import gettext_lazy as _
 
 from researchapp.auth import DEMO_REFUSED, is_refused_demo_account
 from researchapp.demo import DEMO_ACCOUNTS
-from researchapp.labels import DEPTH_LABELS
 from researchapp.models import ResearchTask
 from researchapp.services.submission import validate_question
 
@@ -27,7 +26,7 @@ class SubmitForm(forms.Form):
         ),
     )
     depth = forms.ChoiceField(
-        choices=[(depth, DEPTH_LABELS[depth]) for depth in ResearchTask.Depth.values],
+        choices=ResearchTask.Depth.choices,
         initial=ResearchTask.Depth.QUICK,
         widget=forms.Select(attrs={"data-testid": "submit-depth"}),
     )

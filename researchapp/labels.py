@@ -1,4 +1,4 @@
-"""The words pages use for the ledger's states, translated (the stored keys never reach a page)."""
+"""Words for pages: a stored task status in its translated label, and how long something has waited."""
 
 from __future__ import annotations
 
@@ -10,28 +10,16 @@ from django.utils.translation import ngettext
 
 from researchapp.models import ResearchTask
 
-Status = ResearchTask.Status
-
-STATUS_LABELS = {
-    Status.SUBMITTED: _("Submitted"),
-    Status.PLANNING: _("Planning"),
-    Status.AWAITING_PLAN_REVIEW: _("Plan review"),
-    Status.COLLECTING: _("Collecting"),
-    Status.ANALYSING: _("Analysing"),
-    Status.AWAITING_EVIDENCE_REVIEW: _("Evidence review"),
-    Status.WRITING: _("Writing"),
-    Status.AWAITING_REPORT_REVIEW: _("Report review"),
-    Status.APPROVED: _("Approved"),
-    Status.FAILED: _("Failed"),
-    Status.CANCELLED: _("Cancelled"),
-}
-
-DEPTH_LABELS = {ResearchTask.Depth.QUICK: _("Quick"), ResearchTask.Depth.DEEP: _("Deep")}
-
 
 def status_label(status: str) -> str:
-    """A task status as people say it ("Plan review", not ``awaiting_plan_review``)."""
-    return str(STATUS_LABELS.get(status, status))
+    """A task status stored as a string (an event's from/to, a gate) in the words its choice gives.
+
+    A task itself says ``task.get_status_display()``; a value that is no longer a status is shown as stored.
+    """
+    try:
+        return str(ResearchTask.Status(status).label)
+    except ValueError:
+        return status
 
 
 def waited(since: datetime | None, now: datetime | None = None) -> str:

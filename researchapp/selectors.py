@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from researchapp.demo import DEMO_QUESTION
+from researchapp.message_text import message_text
 from researchapp.models import (
     Corpus,
     Event,
@@ -247,9 +248,9 @@ def warning_groups(task: ResearchTask, *, examples: int = 3) -> list[WarningGrou
         .values_list("stage", "data", "message")[:WARNINGS_GROUPED]
     )
     groups: dict[tuple[str, str, str], list[str]] = {}
-    for stage, data, message in rows:
+    for stage, data, stored in rows:
         data = data or {}
-        cause = _URL.sub("…", message)
+        cause = _URL.sub("…", message_text(data.get("said"), stored))
         urls = groups.setdefault((stage, str(data.get("code") or ""), cause), [])
         urls.append(str(data.get("url") or ""))
     ranked = sorted(groups.items(), key=lambda item: -len(item[1]))

@@ -8,7 +8,6 @@ module creates nothing: ``ResearchConfig.ready`` makes the folders the embedded 
 
 from __future__ import annotations
 
-import math
 import os
 import warnings
 from datetime import timedelta
@@ -19,75 +18,16 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from researchapp.core.enums import ModelStage
-
-
-def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    word = value.strip().lower()
-    if word in {"1", "true", "yes", "on"}:
-        return True
-    if word in {"0", "false", "no", "off"}:
-        return False
-    raise ImproperlyConfigured(f"{name}={value!r} is not a boolean: use true/false, 1/0, yes/no or on/off.")
-
-
-def env_int(name: str, default: int, *, minimum: int) -> int:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    try:
-        number = int(value.strip())
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={value!r} is not a whole number.") from None
-    if number < minimum:
-        raise ImproperlyConfigured(f"{name}={value!r} is below its minimum, {minimum}.")
-    return number
-
-
-def env_positive_float(name: str, default: float) -> float:
-    """Every fractional setting is a rate or a timeout, so it must be a finite number above zero."""
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    try:
-        number = float(value.strip())
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={value!r} is not a number.") from None
-    if not (math.isfinite(number) and number > 0):
-        raise ImproperlyConfigured(f"{name}={value!r} must be a finite number above zero.")
-    return number
-
-
-def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    if value.strip() not in choices:
-        raise ImproperlyConfigured(f"{name}={value!r} is not one of: {', '.join(choices)}.")
-    return value.strip()
-
-
-def env_list(name: str, default: str = "") -> list[str]:
-    """Comma-separated; an item with a space inside is a typo (a missing comma), not a host or origin."""
-    value = os.environ.get(name, default)
-    items = [item.strip() for item in value.split(",") if item.strip()]
-    for item in items:
-        if any(character.isspace() for character in item):
-            raise ImproperlyConfigured(
-                f"{name}={value!r}: {item!r} has a space in it; separate items with commas."
-            )
-    return items
-
-
-def env_subset(name: str, default: str, choices: tuple[str, ...]) -> tuple[str, ...]:
-    """Comma-separated names out of ``choices``, each once; "none" for none."""
-    names = [item for item in env_list(name, default) if item != "none"]
-    if unknown := [item for item in names if item not in choices]:
-        raise ImproperlyConfigured(f"{name}: {', '.join(unknown)} unknown; choose from {', '.join(choices)}.")
-    return tuple(dict.fromkeys(names))
-
+from researchapp.settings_env import (
+    env_bool,
+    env_choice,
+    env_int,
+    env_list,
+    env_networks,
+    env_positive_float,
+    env_subset,
+    mailer_from_environment,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("RESEARCH_VAR_DIR", BASE_DIR / "var"))
@@ -114,11 +54,14 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: forwarding headers count only from TRUSTED_PROXIES, before anything reads them.
+    "researchapp.middleware.TrustedProxyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "researchapp.middleware.VisibleTextMiddleware",  # no bidi controls or zero-width spaces in a page
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -131,15 +74,21 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-# Login throttling (django-axes): LOGIN_FAILURE_LIMIT wrong passwords in a row for one username, or
-# from one address, are answered as usual; the next attempt is refused with a message, and so is every
-# attempt for LOGIN_COOLOFF_MINUTES after it. Then the desk's own backend, which refuses the demo
-# accounts outside the embedded profile.
+# Login throttling (django-axes, researchapp/login_throttle.py): LOGIN_FAILURE_LIMIT wrong passwords
+# for one username, or LOGIN_ADDRESS_FAILURE_LIMIT from one address, are answered as usual; the next
+# attempt is refused with a message, and so is every attempt for LOGIN_COOLOFF_MINUTES after it. Then
+# the desk's own backend, which refuses the demo accounts outside the embedded profile.
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "researchapp.auth.DeskBackend"]
+AXES_HANDLER = "researchapp.login_throttle.DeskLoginThrottle"
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1) + 1  # axes refuses the limit-th failure
+AXES_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 50, minimum=1) + 1
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per user and per address
+AXES_LOCKOUT_PARAMETERS = ["username", ["username", "ip_address"], "ip_address"]  # what axes records
 AXES_RESET_ON_SUCCESS = True
+# The client's address is the peer's, or, from a proxy listed here (addresses or networks), the one it
+# names in X-Forwarded-For; only such a proxy's X-Forwarded-Proto counts (researchapp/middleware.py).
+TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
+AXES_CLIENT_IP_CALLABLE = "researchapp.client_address.client_address"
 AXES_LOCKOUT_TEMPLATE = "login_locked.html"
 AXES_VERBOSE = False
 
@@ -228,26 +177,6 @@ warnings.filterwarnings("ignore", message="No directory at: ", category=UserWarn
 
 # Notifications go through the default mailer: the console in the embedded profile unless
 # EMAIL_BACKEND=smtp (production's default), which sends through EMAIL_HOST.
-def mailer_from_environment(default_backend: str) -> dict:
-    backends = {
-        "console": "django.core.mail.backends.console.EmailBackend",
-        "smtp": "django.core.mail.backends.smtp.EmailBackend",
-    }
-    backend = env_choice("EMAIL_BACKEND", default_backend, tuple(backends))
-    if backend != "smtp":
-        return {"BACKEND": backends[backend]}
-    options = {
-        "host": os.environ.get("EMAIL_HOST", "localhost"),
-        "port": env_int("EMAIL_PORT", 25, minimum=1),
-        "username": os.environ.get("EMAIL_HOST_USER", ""),
-        "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
-        "use_tls": env_bool("EMAIL_USE_TLS", False),
-        "use_ssl": env_bool("EMAIL_USE_SSL", False),
-        "timeout": env_int("EMAIL_TIMEOUT", 30, minimum=1),
-    }
-    return {"BACKEND": backends[backend], "OPTIONS": options}
-
-
 MAILERS = {"default": mailer_from_environment("console")}
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Research desk <research-desk@localhost>")
 # Links in emails point here.
@@ -369,6 +298,10 @@ RESEARCH = {
     "WORKER_WAIT_HINT_SECONDS": env_positive_float("RESEARCH_WORKER_WAIT_HINT_SECONDS", 10.0),
     # Send a job as soon as its transaction commits; false leaves every send to the sweeper's relay.
     "RELAY_ON_COMMIT": env_bool("RESEARCH_RELAY_ON_COMMIT", True),
+    # Per-person submission limits (0: none); an administrator sets a person's own in the admin.
+    "QUOTA_TASKS_IN_FLIGHT": env_int("RESEARCH_QUOTA_TASKS_IN_FLIGHT", 10, minimum=0),
+    "QUOTA_TASKS_PER_DAY": env_int("RESEARCH_QUOTA_TASKS_PER_DAY", 100, minimum=0),
+    "QUOTA_TOKENS_PER_DAY": env_int("RESEARCH_QUOTA_TOKENS_PER_DAY", 2_000_000, minimum=0),
 }
 if RESEARCH["HEARTBEAT_SECONDS"] * 2 > RESEARCH["LEASE_SECONDS"]:
     raise ImproperlyConfigured(
@@ -376,6 +309,8 @@ if RESEARCH["HEARTBEAT_SECONDS"] * 2 > RESEARCH["LEASE_SECONDS"]:
         "or a live worker's lease could expire between two heartbeats."
     )
 # `celery -A researchapp beat` sends the sweep (the devserver runs it itself); an unclaimed one expires.
+# Beat writes its schedule file after every task it sends: its health check reads the file's age.
+CELERY_BEAT_SYNC_EVERY = 1
 CELERY_BEAT_SCHEDULE = {
     "sweep": {
         "task": "researchapp.tasks.sweep_task",

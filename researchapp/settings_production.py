@@ -5,7 +5,7 @@ import os
 from django.core.exceptions import ImproperlyConfigured
 
 from researchapp.settings import *  # noqa: F403
-from researchapp.settings import env_bool, env_int, env_list, mailer_from_environment
+from researchapp.settings_env import env_bool, env_int, env_list, mailer_from_environment
 
 PROFILE = "production"
 DEBUG = False

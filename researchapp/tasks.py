@@ -9,7 +9,7 @@ jitter; past the last retry the sweeper takes over (``sweep_task``, run by Celer
 from researchapp.celery import app
 from researchapp.models import Stage
 from researchapp.services import stages, sweeper
-from researchapp.services.stages import TransientStageError
+from researchapp.services.stage_harness import TransientStageError, run_stage
 
 STAGE = {
     "acks_late": True,
@@ -28,12 +28,12 @@ def last_try(task) -> bool:
 
 @app.task(bind=True, **STAGE)
 def plan_task(self, task_id: int, job_id: int | None = None) -> None:
-    stages.run_stage(task_id, Stage.PLANNING, stages.stage_plan, final_attempt=last_try(self), job_id=job_id)
+    run_stage(task_id, Stage.PLANNING, stages.stage_plan, final_attempt=last_try(self), job_id=job_id)
 
 
 @app.task(bind=True, **STAGE)
 def collect_task(self, task_id: int, subquestion_id: int, round_no: int, job_id: int | None = None) -> None:
-    stages.run_stage(
+    run_stage(
         task_id,
         Stage.COLLECTING,
         lambda task: stages.stage_collect(task, subquestion_id, round_no),
@@ -44,21 +44,19 @@ def collect_task(self, task_id: int, subquestion_id: int, round_no: int, job_id:
 
 @app.task(bind=True, **STAGE)
 def finish_collection_task(self, task_id: int, job_id: int | None = None) -> None:
-    stages.run_stage(
+    run_stage(
         task_id, Stage.COLLECTING, stages.collection_maybe_finish, final_attempt=last_try(self), job_id=job_id
     )
 
 
 @app.task(bind=True, **STAGE)
 def analyse_task(self, task_id: int, job_id: int | None = None) -> None:
-    stages.run_stage(
-        task_id, Stage.ANALYSING, stages.stage_analyse, final_attempt=last_try(self), job_id=job_id
-    )
+    run_stage(task_id, Stage.ANALYSING, stages.stage_analyse, final_attempt=last_try(self), job_id=job_id)
 
 
 @app.task(bind=True, **STAGE)
 def write_task(self, task_id: int, job_id: int | None = None) -> None:
-    stages.run_stage(task_id, Stage.WRITING, stages.stage_write, final_attempt=last_try(self), job_id=job_id)
+    run_stage(task_id, Stage.WRITING, stages.stage_write, final_attempt=last_try(self), job_id=job_id)
 
 
 @app.task(ignore_result=True)

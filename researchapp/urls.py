@@ -16,6 +16,9 @@ def healthz(request: HttpRequest) -> HttpResponse:
     return HttpResponse("ok", content_type="text/plain")
 
 
+# A database too busy to answer in time is "try again" (503), not a server error.
+handler500 = "researchapp.errors.server_error"
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     # Pages name static/favicon.svg; this answers the browsers and tools that ask for /favicon.ico anyway.

@@ -24,6 +24,7 @@ from researchapp.forms import SubmitForm
 from researchapp.models import IllegalTransition, StaleState
 from researchapp.permissions import can_submit
 from researchapp.services import audit, submission
+from researchapp.services.quota import QuotaReached
 from researchapp.web import HtmxHttpRequest, error_text
 
 # --- tasks ----------------------------------------------------------------------------------------
@@ -52,6 +53,7 @@ def task_submit(request: HttpRequest) -> HttpResponse:
     if not can_submit(request.user):
         raise PermissionDenied(_("Only researchers and analysts can submit questions."))
     form = SubmitForm(request.POST)
+    status = 400
     if form.is_valid():
         try:
             task = submission.task_submit(
@@ -59,12 +61,13 @@ def task_submit(request: HttpRequest) -> HttpResponse:
             )
         except ValidationError as error:
             form.add_error("question", error)
+            status = 429 if isinstance(error, QuotaReached) else 400  # a limit: "not now", not "wrong"
         else:
             messages.success(
                 request, _("Task %(n)s submitted; the planner is drafting sub-questions.") % {"n": task.pk}
             )
             return redirect("task_detail", task.pk)
-    return _task_list_page(request, form, status=400)
+    return _task_list_page(request, form, status=status)
 
 
 @login_required

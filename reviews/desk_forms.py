@@ -121,6 +121,9 @@ class PreferencesForm(forms.Form):
         required=False, label=_("Email me when a task waits for review (analysts)")
     )
     email_when_failed = forms.BooleanField(required=False, label=_("Email me when one of my tasks fails"))
+    email_when_report_decided = forms.BooleanField(
+        required=False, label=_("Email me when the report of one of my tasks is approved or sent back")
+    )
 
 
 class LanguageForm(forms.Form):

@@ -195,6 +195,7 @@ def preferences_page(request: HttpRequest) -> HttpResponse:
                 "time_zone": stored.time_zone,
                 "email_when_waiting": stored.email_when_waiting,
                 "email_when_failed": stored.email_when_failed,
+                "email_when_report_decided": stored.email_when_report_decided,
             }
         )
     return render(request, "preferences.html", {"form": form})

@@ -91,6 +91,9 @@ class UserPreference(models.Model):
         default=True, help_text="Email this analyst when a task reaches a review gate."
     )
     email_when_failed = models.BooleanField(default=True, help_text="Email the owner when their task fails.")
+    email_when_report_decided = models.BooleanField(
+        default=True, help_text="Email the owner when their task's report is approved or sent back."
+    )
 
     def __str__(self) -> str:
         return f"preferences of {self.user}"

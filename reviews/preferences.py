@@ -58,6 +58,7 @@ def preferences_save(
     email: str,
     email_when_waiting: bool,
     email_when_failed: bool,
+    email_when_report_decided: bool,
 ) -> UserPreference:
     """Store what ``user`` chose on the preferences page (their email address lives on the user)."""
     if language and language not in language_codes():
@@ -72,6 +73,7 @@ def preferences_save(
                 "time_zone": time_zone,
                 "email_when_waiting": email_when_waiting,
                 "email_when_failed": email_when_failed,
+                "email_when_report_decided": email_when_report_decided,
             },
         )
         if user.email != email:

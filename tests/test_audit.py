@@ -101,7 +101,7 @@ def test_finding_decisions_and_downloads_are_lines_of_their_own(researcher, anal
         if 'data-kind="export"' in line
     ]  # fmt: skip
     assert len(downloads) == 2
-    assert "Downloaded report v1 (markdown)" in downloads[0] and "Downloaded report v1 (pdf)" in downloads[1]
+    assert "Downloaded report v1 (Markdown)" in downloads[0] and "Downloaded report v1 (PDF)" in downloads[1]
     assert all(f"<td>{researcher.username}</td>" in line for line in downloads)
 
 

@@ -106,7 +106,7 @@ def test_it_reports_bad_corpus_files_by_name_and_imports_the_rest(tmp_path):
     assert "1 imported" in out.getvalue() and "3 skipped" in out.getvalue()
 
 
-def test_it_never_half_imports_a_jsonl_file_with_a_bad_line(tmp_path):
+def test_a_bad_jsonl_line_is_reported_and_the_good_records_are_kept(tmp_path):
     corpus = tmp_path / "docs.jsonl"
     good = {
         "url": "https://example.test/a",
@@ -116,8 +116,9 @@ def test_it_never_half_imports_a_jsonl_file_with_a_bad_line(tmp_path):
     corpus.write_text(json.dumps(good) + "\n{not json}\n", encoding="utf-8")
     err = StringIO()
     call_command("corpus_import", str(corpus), stdout=StringIO(), stderr=err)
+    # each record stands alone (the file is stored in batches, each committed on its own)
     assert "docs.jsonl line 2: not JSON" in err.getvalue()
-    assert not CorpusDocument.objects.exists()
+    assert list(CorpusDocument.objects.values_list("url", flat=True)) == ["https://example.test/a"]
 
 
 def test_it_imports_a_jsonl_file_of_text_and_html_records(tmp_path):
@@ -172,3 +173,38 @@ def test_ledger_verify_passes_a_clean_ledger_and_fails_a_tampered_quote(tmp_path
     with pytest.raises(CommandError, match="1 problem"):
         call_command("ledger_verify", stdout=StringIO(), stderr=err)
     assert f"E{evidence.pk}: quote differs" in err.getvalue()
+
+
+def test_a_document_stored_with_a_url_that_cannot_be_parsed_fails_no_task(tmp_path):
+    # given a corpus imported before URLs were checked: one good document, two whose URL cannot be parsed
+    out_file = tmp_path / "out.json"
+    research(
+        "How tall is the Greywater Point lighthouse?",
+        "--corpus",
+        str(FIXTURES / "pages"),
+        "--json",
+        str(out_file),
+    )
+    corpus = CorpusDocument.objects.first().corpus
+    text = "The Greywater Point lighthouse is 31 metres tall, the harbour office says."
+    CorpusDocument.objects.create(corpus=corpus, url="http://x:99999/", title="Bad port", text=text)
+    CorpusDocument.objects.create(corpus=corpus, url="http://[::1/x", title="Bad host", text=text)
+
+    # when a task researches that corpus, every gate approved
+    from researchapp.services.dispatch import drain, inline
+    from researchapp.services.submission import task_submit
+
+    with inline() as queue:
+        task = task_submit(
+            owner=ResearchTask.objects.first().owner,
+            question="How tall is the Greywater Point lighthouse?",
+            corpus=corpus,
+            search_provider="local",
+            auto_approve=True,
+        )
+        drain(queue)
+
+    # then it plans, collects and reaches its report: the documents are sources like any other
+    task.refresh_from_db()
+    assert task.status == ResearchTask.Status.APPROVED, task.failure_reason
+    assert task.sources.filter(url__in=["http://x:99999/", "http://[::1/x"]).exists()

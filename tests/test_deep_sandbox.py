@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from researchapp.models import Finding, Step
+from researchapp.pipeline.runner import deep_tools
+from researchapp.providers.sandbox import Limits
 from tests.deep_helpers import AT_OR_PAST_EVIDENCE_GATE, run_deep_task
 from tests.live import live_settings, web_results
 from tests.stubs import openai_tools as agent
@@ -42,9 +44,11 @@ def calculating(code: str):
 
 @pytest.mark.parametrize("what", list(HOSTILE))
 def test_code_the_sandbox_stops_is_an_error_step_with_the_reason(
-    settings, stub_web, stub_tavily, stub_openai, researcher, analyst, what
+    settings, stub_web, stub_tavily, stub_openai, researcher, analyst, what, monkeypatch
 ):
-    # given a model whose calculation misbehaves
+    # given a model whose calculation misbehaves (and a wall clock generous enough that, on a loaded
+    # machine, the endless loop meets its CPU limit first)
+    monkeypatch.setattr(deep_tools, "sandbox_limits", lambda: Limits(wall_seconds=60))
     code, reason = HOSTILE[what]
     stub_tavily.results = web_results(stub_web)
     live_settings(settings, web=stub_web, tavily=stub_tavily, openai=stub_openai, AUTO_FOLLOWUP="never")

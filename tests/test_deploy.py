@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -79,6 +81,21 @@ def test_it_ships_a_docker_compose_file_the_compose_cli_accepts():
     )
     assert result.returncode == 0, result.stderr
     # the services production needs, the sweeper's beat among them, and a health check that can pass
-    for service in ("web:", "worker:", "beat:", "postgres:", "redis:"):
+    for service in ("web:", "worker:", "beat:", "postgres:", "redis:", "migrate:"):
         assert service in result.stdout
     assert "researchapp.settings_production" in result.stdout and "/healthz" in result.stdout
+    # web, worker and beat wait for the one migration; beat has a health check; only the worker may
+    # make the sandbox's namespaces
+    assert result.stdout.count("service_completed_successfully") == 3
+    assert "celerybeat-schedule*" in result.stdout
+    assert result.stdout.count("seccomp=unconfined") == 1
+
+
+def test_the_image_runs_as_a_user_of_its_own_and_gunicorn_outlasts_a_pdf():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    compose = (ROOT / "docker-compose.yml").read_text()
+    user = re.findall(r"^USER (\S+)$", dockerfile, re.MULTILINE)
+    assert user and user[-1] not in ("root", "0")
+    assert "migrate" not in re.search(r"^  web:\n(.*?)\n\n", compose, re.DOTALL | re.MULTILINE).group(1)
+    timeout = int(re.search(r"gunicorn .*--timeout (\d+)", compose).group(1))
+    assert timeout > settings.RESEARCH["PDF_SECONDS"]  # a PDF is stopped by the desk, with a message

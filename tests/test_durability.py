@@ -19,7 +19,7 @@ from django.utils import timezone
 from researchapp.models import Event, Job, ResearchTask, Stage, StageJob
 from researchapp.providers.base import ProviderError
 from researchapp.selectors import task_detail
-from researchapp.services import leases, stages
+from researchapp.services import leases, stage_harness
 from researchapp.services.dispatch import enqueue
 from researchapp.services.sweeper import resend_unstarted, sweep
 from tests.helpers import client_for
@@ -132,8 +132,8 @@ def test_it_retries_a_stage_that_meets_a_busy_database_instead_of_failing_the_ta
     job = job_for(task)
 
     # when the stage runs (not its last attempt)
-    with pytest.raises(stages.TransientStageError):
-        stages.run_stage(task.pk, Stage.PLANNING, busy, final_attempt=False, job_id=job.pk)
+    with pytest.raises(stage_harness.TransientStageError):
+        stage_harness.run_stage(task.pk, Stage.PLANNING, busy, final_attempt=False, job_id=job.pk)
 
     # then the task is not failed: the job is handed back for a retry, and the page says why
     task.refresh_from_db()
@@ -150,8 +150,8 @@ def test_it_says_a_provider_retry_is_not_a_database_wait(task, quick_leases):
     def rate_limited(task) -> None:
         raise ProviderError("Tavily answered 429: slow down", retryable=True, code="rate_limited")
 
-    with pytest.raises(stages.TransientStageError):
-        stages.run_stage(task.pk, Stage.PLANNING, rate_limited, final_attempt=False, job_id=job.pk)
+    with pytest.raises(stage_harness.TransientStageError):
+        stage_harness.run_stage(task.pk, Stage.PLANNING, rate_limited, final_attempt=False, job_id=job.pk)
     waiting = task_detail(task.pk, task.owner).waiting
     assert (waiting.what, waiting.job) == ("retry", "the planning stage")
     assert "429" in waiting.detail
@@ -160,7 +160,7 @@ def test_it_says_a_provider_retry_is_not_a_database_wait(task, quick_leases):
 def test_it_leaves_a_stage_still_blocked_at_its_last_try_to_the_sweeper_then_fails_it(task, quick_leases):
     # given a stage whose database stays busy past its last retry
     job = job_for(task)
-    stages.run_stage(task.pk, Stage.PLANNING, busy, final_attempt=True, job_id=job.pk)
+    stage_harness.run_stage(task.pk, Stage.PLANNING, busy, final_attempt=True, job_id=job.pk)
     job.refresh_from_db()
     assert job.started_at is not None and job.finished_at is None  # the lease is left to expire
 
@@ -184,8 +184,8 @@ def test_it_leaves_a_stage_still_blocked_at_its_last_try_to_the_sweeper_then_fai
 
 def test_it_records_the_failure_even_when_the_database_is_busy_at_first(task, monkeypatch):
     # given a stage that fails for good, and a database busy at the first try to record it
-    monkeypatch.setattr(stages, "FAILURE_RECORD_DELAYS", (0.0, 0.0))
-    real_fail, calls = stages.task_fail, []
+    monkeypatch.setattr(stage_harness, "FAILURE_RECORD_DELAYS", (0.0, 0.0))
+    real_fail, calls = stage_harness.task_fail, []
 
     def busy_once(task, **kwargs):
         calls.append(1)
@@ -193,13 +193,13 @@ def test_it_records_the_failure_even_when_the_database_is_busy_at_first(task, mo
             raise OperationalError("database is locked")
         real_fail(task, **kwargs)
 
-    monkeypatch.setattr(stages, "task_fail", busy_once)
+    monkeypatch.setattr(stage_harness, "task_fail", busy_once)
 
     def broken(task) -> None:
         raise ValueError("the planner broke")
 
     # when the stage runs
-    stages.run_stage(task.pk, Stage.PLANNING, broken)
+    stage_harness.run_stage(task.pk, Stage.PLANNING, broken)
 
     # then the failure is recorded on the second try, with its reason
     task.refresh_from_db()

@@ -91,6 +91,9 @@ def test_a_page_that_fails_or_is_not_text_is_refused_clearly(analyst, researcher
         ("http://169.254.169.254/latest/meta-data/", "169.254.169.254 is a cloud metadata address"),
         ("http://10.0.0.1/admin", "10.0.0.1 is a private address"),
         ("file:///etc/passwd", "scheme &#x27;file&#x27; is not http or https"),
+        # URLs that cannot be parsed: refused by the guard with the reason, never a 500
+        ("http://x:99999/", "malformed URL (Port out of range 0-65535)"),
+        ("http://[::1/x", "malformed URL (Invalid IPv6 URL)"),
     ],
 )
 def test_private_and_metadata_addresses_are_refused_before_any_connection(

@@ -62,7 +62,11 @@ def test_a_conflict_shows_each_quote_in_its_paragraphs_with_the_differing_figure
         ("Riders&#x27; association survey", "riders.example"),
     ):
         assert f'<cite data-testid="source-title">{title}</cite>' in body
-        assert f'data-testid="source-host">{host}</a>' in body
+        # (a corpus's documents: their addresses are what the corpus claims, shown and never linked)
+        assert (
+            f'<span data-testid="source-host">{host}</span> <span class="muted" data-testid="claimed-url">'
+            in body
+        )
         assert f"independence cluster https://{host}/" in body
     assert body.count('data-testid="source-date">fetched ') == 2
     assert 'data-testid="shared-cluster"' not in body

@@ -177,6 +177,23 @@ def test_it_refuses_a_redirect_to_another_loopback_address(web, no_network):
     assert all(host == "127.0.0.1" for host, _ in no_network)
 
 
+@pytest.mark.parametrize("url", ["http://x:99999/", "http://[::1/x", "http://127.0.0.1:99999/a"])
+def test_it_refuses_a_url_it_cannot_parse_with_the_reason(url, no_network):
+    error = fetch_error(HttpFetcher(FetchConfig()), url)
+    assert (error.code, error.retryable) == ("blocked_address", False)
+    assert "malformed URL" in error.message
+    assert no_network == []
+
+
+@pytest.mark.parametrize(
+    ("path", "code"), [("/to-bad-port", "blocked_address"), ("/to-bad-host", "bad_redirect")]
+)
+def test_it_refuses_a_redirect_to_a_url_it_cannot_parse(web, path, code):
+    error = fetch_error(fetcher_for(web), web.url(path))
+    assert (error.code, error.retryable) == (code, False)
+    assert "malformed URL" in error.message
+
+
 def test_it_refuses_a_redirect_loop(web):
     error = fetch_error(fetcher_for(web), web.url("/loop-a"))
 

@@ -232,7 +232,12 @@ def test_an_analyst_accepts_a_hypothesis_and_the_audit_says_so(analyst, hypothes
     assert (hypothesis.status, hypothesis.version, hypothesis.decided_by) == ("accepted", 2, analyst)
     assert hypothesis.note == "The authority's count is audited."
     assert (record.object_type, record.object_id, record.decision) == ("hypothesis", hypothesis.pk, "accept")
-    assert record.events.get().data == {"hypothesis": hypothesis.pk, "decision": "accept"}
+    event = record.events.get()
+    assert {key: value for key, value in event.data.items() if key != "said"} == {
+        "hypothesis": hypothesis.pk,
+        "decision": "accept",
+    }
+    assert event.text == f"Hypothesis {hypothesis.pk}: accepted. — The authority's count is audited."
 
 
 @pytest.mark.django_db

@@ -1,4 +1,5 @@
-"""Emails: analysts hear when a task waits at a gate, owners when their task fails; each can turn it off.
+"""Emails: analysts hear when a task waits at a gate, owners when their task fails and when its report is
+approved or sent back; each can turn each kind off.
 
 The full-flow tests run the real pipeline on a real Celery worker: the notification is queued by a
 receiver on the task's move, after commit, and sent by the worker through the test mail outbox.
@@ -11,14 +12,17 @@ import time
 import pytest
 from django.core import mail
 from django.core.management import call_command
+from django.urls import reverse
 
 from researchapp.demo import DEMO_QUESTION
 from researchapp.models import Event, ResearchTask
+from researchapp.services.report_gate import report_approve
 from researchapp.services.submission import task_submit
 from reviews.models import UserPreference
-from reviews.notifications import notify_move
+from reviews.notifications import email_kind, notify_move
 from tests.factories import analyst_persona, evidence_review_task, researcher_persona
-from tests.helpers import wait_for, wait_for_status
+from tests.helpers import client_for, wait_for, wait_for_status
+from tests.test_report_review import report_at_gate
 
 Status = ResearchTask.Status
 QUIET_SECONDS = 1.5  # how long a test waits to be sure an email that must not come did not
@@ -117,3 +121,75 @@ def test_a_task_that_approves_its_own_gates_emails_nobody(researcher, mailoutbox
     scenario = evidence_review_task(researcher, status=Status.ANALYSING, auto_approve=True)
     scenario.task.transition(Status.AWAITING_EVIDENCE_REVIEW)
     assert notify_move(last_move(scenario.task).pk) == 0 and mailoutbox == []
+
+
+# --- the owner hears what became of the report -------------------------------------------------------
+
+
+def _decide(analyst, draft, **data):
+    client = client_for(analyst)
+    response = client.post(
+        reverse("report_view", args=[draft.task_id]), {"draft_version": draft.version, **data}
+    )
+    assert response.status_code in (200, 302)
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_the_owner_is_emailed_when_the_report_is_approved_unless_they_turned_it_off(celery_worker_thread):
+    # given two owners with an address, one of whom turned report emails off, and an analyst with one
+    # (who does not want gate emails: the reports reaching the gate are no part of this test)
+    wants = with_email(researcher_persona("wants"), "wants@desk.test")
+    quiet = with_email(researcher_persona("quiet"), "quiet@desk.test", email_when_report_decided=False)
+    analyst = with_email(analyst_persona("ana"), "ana@desk.test", email_when_waiting=False)
+    drafts = [report_at_gate(owner) for owner in (quiet, wants)]
+
+    # when the analyst approves both reports
+    for draft in drafts:
+        _decide(analyst, draft, decision="approve")
+
+    # then the owner who wants it hears, with the way to the report; nobody else is emailed
+    wait_for(lambda: sent_to("wants@desk.test"), timeout=30, what="the approval email")
+    time.sleep(QUIET_SECONDS)
+    [message] = mail.outbox
+    task = drafts[1].task
+    assert message.to == ["wants@desk.test"]
+    assert message.subject == f"[Research desk] The report of task {task.pk} is approved"
+    assert f"ana approved version 1 of the report of your task {task.pk}." in message.body
+    assert f"http://127.0.0.1:8000/tasks/{task.pk}/report/" in message.body
+    assert task.question[:40] in message.body
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_the_owner_is_emailed_in_their_language_when_the_report_is_sent_back(celery_worker_thread):
+    # given an owner who reads Chinese, and an analyst who does not want gate emails
+    owner = with_email(researcher_persona("li"), "li@desk.test", language="zh-hans")
+    analyst = with_email(analyst_persona("ana"), "ana@desk.test", email_when_waiting=False)
+    draft = report_at_gate(owner)
+
+    # when the analyst sends the report back with a comment (the worker then writes the next version)
+    _decide(analyst, draft, decision="send_back", comments="Say who counted the riders.")
+
+    # then the owner is told, in Chinese, what was asked of the report, with the way to it
+    wait_for(lambda: sent_to("li@desk.test"), timeout=30, what="the send-back email")
+    wait_for_status(draft.task, Status.AWAITING_REPORT_REVIEW)
+    time.sleep(QUIET_SECONDS)
+    [message] = mail.outbox
+    assert message.subject == f"[研究台] 任务 {draft.task_id} 的报告已退回修改"
+    assert f"ana 已将您的任务 {draft.task_id} 的报告第 1 版退回给撰写者" in message.body
+    assert "对整份报告的意见：Say who counted the riders." in message.body
+    assert f"http://127.0.0.1:8000/tasks/{draft.task_id}/report/" in message.body
+    assert "Hello" not in message.body and "sent version" not in message.body
+
+
+@pytest.mark.django_db
+def test_nobody_is_emailed_about_their_own_decision(mailoutbox):
+    # given an analyst who asked the question themselves
+    owner = with_email(analyst_persona("self"), "self@desk.test")
+    draft = report_at_gate(owner)
+    # when they approve their own report
+    report_approve(draft=draft, actor=owner)
+    # then the move calls for the owner's email, and the owner made it: none is sent
+    assert email_kind(last_move(draft.task).data) == "report_approved"
+    assert notify_move(last_move(draft.task).pk) == 0 and mailoutbox == []

@@ -17,7 +17,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from researchapp.models import ResearchTask
+from researchapp.core.enums import HypothesisStatus
+from researchapp.models import Hypothesis, Plan, ResearchTask
 from reviews.models import UserPreference
 from tests.factories import PASSWORD, TaskFactory, evidence_review_task, report_review_task
 from tests.helpers import client_for
@@ -76,6 +77,34 @@ def test_someone_not_logged_in_switches_with_a_cookie(client):
 def test_the_browsers_language_applies_until_someone_chooses(researcher):
     body = client_for(researcher).get("/", HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9").content.decode()
     assert "您的任务" in body
+
+
+def test_a_status_reads_as_its_choices_label_in_the_readers_language(researcher):
+    # given a task waiting at plan review
+    task = TaskFactory(owner=researcher, status=ResearchTask.Status.AWAITING_PLAN_REVIEW)
+    client = client_for(researcher)
+    detail = reverse("task_detail", args=[task.pk])
+    assert 'data-status="awaiting_plan_review">Plan review</span>' in client.get(detail).content.decode()
+
+    # when the reader switches to Chinese
+    client.post(SWITCH, {"language": "zh-hans", "next": "/"})
+
+    # then its page and the task list say the status in Chinese, never the stored key
+    assert 'data-status="awaiting_plan_review">计划审核</span>' in client.get(detail).content.decode()
+    listed = client.get("/").content.decode()
+    assert "计划审核</span>" in listed and "awaiting plan review" not in listed
+
+
+def test_every_status_choice_has_its_own_words_in_each_language():
+    # a hypothesis's stored values are core's (the pipeline's), its labels the model's
+    assert Hypothesis.Status.values == [status.value for status in HypothesisStatus]
+    for choices in (ResearchTask.Status, ResearchTask.Depth, Plan.Status, Hypothesis.Status):
+        for choice in choices:
+            with translation.override("en"):
+                english = str(choice.label)
+            with translation.override("zh-hans"):
+                chinese = str(choice.label)
+            assert chinese != english, f"{choices.__qualname__}.{choice.name} is not translated"
 
 
 def test_every_translation_is_filled_in_and_compiled():
@@ -190,3 +219,19 @@ def test_debug_is_off_unless_asked_for():
         timeout=60,
     )
     assert result.stdout.strip() == "False", result.stderr
+
+
+def test_report_emails_are_a_switch_of_their_own(researcher):
+    # given the preferences page, report emails on by default
+    client = client_for(researcher)
+    page = client.get(reverse("preferences")).content.decode()
+    assert 'name="email_when_report_decided"' in page and "approved or sent back" in page
+    assert re.search(r'<input type="checkbox" name="email_when_report_decided"[^>]* checked', page)
+    # when the owner turns them off and keeps the failure emails
+    form = {"email": "r@desk.test", "language": "", "time_zone": "", "email_when_failed": "on"}
+    client.post(reverse("preferences"), form)
+    # then only the report emails are off, and the page shows it
+    stored = UserPreference.objects.get(user=researcher)
+    assert (stored.email_when_failed, stored.email_when_report_decided) == (True, False)
+    page = client.get(reverse("preferences")).content.decode()
+    assert not re.search(r'<input type="checkbox" name="email_when_report_decided"[^>]* checked', page)

@@ -38,6 +38,8 @@ def production_env(static_root: Path) -> dict[str, str]:
         "CELERY_BROKER_URL": os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15"),
         "STATIC_ROOT": str(static_root),
         "SECURE_SSL_REDIRECT": "true",
+        # The test's requests stand for the TLS proxy, on this machine: only its X-Forwarded-* count.
+        "TRUSTED_PROXIES": "127.0.0.1",
     }
 
 
@@ -154,7 +156,7 @@ def test_it_refuses_the_demo_accounts_with_a_reason(gunicorn):
     assert "sessionid" not in response.headers.get("set-cookie", "")
 
 
-def test_it_refuses_the_sixth_wrong_password_for_a_user_and_for_an_address(gunicorn):
+def test_it_refuses_the_sixth_wrong_password_for_a_user_and_lets_others_at_the_address_in(gunicorn):
     # given a real account
     user = get_user_model().objects.create(username="carol")
     user.set_password(PASSWORD)
@@ -172,11 +174,12 @@ def test_it_refuses_the_sixth_wrong_password_for_a_user_and_for_an_address(gunic
     assert "Too many failed logins" in sixth.text
     assert browser.log_in("carol", PASSWORD).status_code == 429
     assert "sessionid" not in browser.cookies
-    # and the address is paused too: another account from it is refused
+    # while another person behind the same address logs in (an address pauses only at a much higher
+    # ceiling, LOGIN_ADDRESS_FAILURE_LIMIT)
     other = get_user_model().objects.create(username="dave")
     other.set_password(PASSWORD)
     other.save()
-    assert Browser(gunicorn).log_in("dave", PASSWORD).status_code == 429
+    assert Browser(gunicorn).log_in("dave", PASSWORD).status_code == 302
 
 
 def test_it_logs_a_real_account_in(gunicorn):

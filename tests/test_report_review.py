@@ -3,9 +3,11 @@ diff, approved versions frozen; ``ledger_verify`` checks every marker of every r
 
 from __future__ import annotations
 
+import re
 from io import StringIO
 
 import pytest
+from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
@@ -145,3 +147,65 @@ def test_an_approved_version_never_changes(researcher):
         draft.save()
     draft.refresh_from_db()
     assert draft.document["title"] != "Something else"
+
+
+def _main(page: str) -> str:
+    """The page's own content: what ``<main>`` holds after the task's heading."""
+    main = page.split('<main class="page" id="main">', 1)[1].split("</main>", 1)[0]
+    return main.split("</h1>", 1)[1]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "history", "changes"),
+    [("en", "Review history", "Changes since v1"), ("zh-hans", "审核记录", "自第 1 版以来的改动")],
+)
+def test_the_approved_report_opens_with_the_report_and_keeps_its_history_behind_a_closed_toggle(
+    analyst, researcher, language, history, changes
+):
+    # given a report sent back once with a comment, rewritten, and approved
+    draft = report_at_gate(researcher)
+    with inline() as queue:
+        client_for(analyst).post(
+            reverse("report_view", args=[draft.task_id]),
+            {"decision": "send_back", "draft_version": 1, "comments": "Name the counting agency."},
+        )
+        drain(queue)
+    client_for(analyst).post(
+        reverse("report_view", args=[draft.task_id]), {"decision": "approve", "draft_version": 2}
+    )
+    assert ResearchTask.objects.get(pk=draft.task_id).status == Status.APPROVED
+
+    # when its owner opens it, in either language
+    client = client_for(researcher)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+    main = _main(client.get(reverse("report_view", args=[draft.task_id])).content.decode())
+
+    # then the first thing after the heading is the report itself, titled with the question
+    first_tags = re.findall(r"<(\w+)[^>]*>", main)[:3]
+    assert first_tags == ["div", "div", "article"], first_tags
+    assert re.match(
+        r'\s*<div class="report-layout">\s*<div class="report-main">\s*<article class="report-body"', main
+    )
+    assert main.index('data-testid="report-body"') < main.index('data-testid="review-history"')
+    # and the review history (what was asked, what changed, the earlier drafts) is behind a closed toggle
+    toggle = re.search(r'<details class="review-history card" data-testid="review-history"( open)?>', main)
+    assert toggle and toggle.group(1) is None
+    details = main[toggle.start() : main.index("</details>", toggle.start())]
+    assert f"<summary>{history}</summary>" in details
+    assert changes in details and "Name the counting agency." in details
+    assert "Name the counting agency." not in main[: toggle.start()]
+
+
+@pytest.mark.django_db
+def test_the_analyst_deciding_a_revised_draft_sees_its_history_open(analyst, researcher):
+    draft = report_at_gate(researcher)
+    with inline() as queue:
+        client_for(analyst).post(
+            reverse("report_view", args=[draft.task_id]),
+            {"decision": "send_back", "draft_version": 1, "comments": "Name the counting agency."},
+        )
+        drain(queue)
+    main = _main(client_for(analyst).get(reverse("report_view", args=[draft.task_id])).content.decode())
+    assert '<details class="review-history card" data-testid="review-history" open>' in main
+    assert main.index('data-testid="report-body"') < main.index('data-testid="review-history"')

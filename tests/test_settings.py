@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from researchapp.settings import env_bool, env_choice, env_int, env_list, env_positive_float
+from researchapp.settings_env import env_bool, env_choice, env_int, env_list, env_positive_float
 
 ROOT = Path(__file__).resolve().parent.parent
 # Variables that would move the settings off the embedded profile (SQLite and the filesystem

@@ -337,3 +337,17 @@ def test_it_exports_only_an_approved_report(researcher):
     refused = client.get(reverse("export_markdown", args=[pending.task.pk]))
     assert refused.status_code == 409
     assert "only an approved report can be exported" in refused.content.decode()
+
+
+@pytest.mark.parametrize("question", ["\u200b\u200b\u2060", "\ufeff \u200d\u200c", "\u202e\u202c"])
+def test_a_question_of_only_invisible_characters_is_refused_as_empty(researcher, question):
+    response = client_for(researcher).post(reverse("task_submit"), {"question": question, "depth": "quick"})
+    assert response.status_code == 400
+    assert "The question is empty" in response.content.decode()
+    assert not ResearchTask.objects.exists()
+
+
+def test_a_question_is_stored_without_bidi_controls(researcher):
+    question = "Is the \u202eNorthgate\u202c ferry safe?\u200b"
+    client_for(researcher).post(reverse("task_submit"), {"question": question, "depth": "quick"})
+    assert ResearchTask.objects.get().question == "Is the Northgate ferry safe?"

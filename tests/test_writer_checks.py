@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from researchapp.core.enums import FindingStatus, Resolution, Stance
+from researchapp.pipeline.analyser.extractive import REJECTED_PREFIX as MODEL_REJECTED
+from researchapp.pipeline.analyser.support import REJECTED_PREFIX as SUPPORT_REJECTED
+from researchapp.pipeline.analyser.support import UNSUPPORTED_PREFIX
 from researchapp.pipeline.checker.mechanical import check_draft
+from researchapp.pipeline.report.structure import structure_in
 from researchapp.pipeline.runner.rows import check_issue_value
 from researchapp.pipeline.values import (
     Brief,
@@ -376,3 +382,79 @@ def test_it_shows_one_dispute_once_when_two_subquestions_report_it() -> None:
     # then
     assert draft.markdown.split("## References")[0].count(DISPUTED.statement) == 1
     assert check(draft, findings=(SUPPORTED, DISPUTED, twin, GAP)) == []
+
+
+# --- marks of the report's own structure, from a source, are text -----------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[证据不足] Rust and Go are free to use.",
+        "Rust and Go are free to use 【 证据不足 】.",
+        "Rust and Go are free to use. [insufficient evidence]",
+        "To verify: Rust and Go are free to use.",
+        "待核实：Rust and Go are free to use.",
+        "## Answer",
+        "Answer: Rust and Go are free to use.",
+        "Rust and Go are free to use; the support check found that its passages do not state it.",
+        "此子问题没有得到支持的发现。",
+    ],
+)
+def test_a_check_refuses_a_claim_holding_a_mark_of_the_reports_structure(text) -> None:
+    # given a claim whose text (a source's sentence, or a model's) holds a mark the report writes itself
+    claim = Claim(text, (21,), "1")
+    draft = render_draft(QUESTION, SUBQUESTIONS, FINDINGS, [claim])
+    # when / then the checker refuses it as structure, naming the claim so a revision drops it
+    issues = [issue for issue in check(draft) if issue.code == "structure_in_claim"]
+    assert [issue.claim_index for issue in issues] == [0]
+    assert issues[0].claim == text
+
+
+def test_the_analysers_own_words_on_unsupported_statements_are_recognised() -> None:
+    # the phrases the analysers write into a point to verify are in the checker's list
+    for words in (UNSUPPORTED_PREFIX, SUPPORT_REJECTED, f"{MODEL_REJECTED}a reason"):
+        assert structure_in(f"Rust is free; {words}."), words
+    assert structure_in("Rust and Go are free to use. Answer rates rose.") == ""
+
+
+def test_the_writer_never_claims_a_source_sentence_holding_the_gap_mark() -> None:
+    # given a supported finding whose statement is a source's sentence beginning with the gap mark
+    snapshot = "[证据不足] Rust and Go are free to use. Neither compiler charges a licence fee at all."
+    faked = replace(E_FREE, source_id=99, start=0, end=len(snapshot), quote=snapshot)
+    sneaky = finding(
+        1,
+        COST,
+        FindingStatus.SUPPORTED,
+        "[证据不足] Rust and Go are free to use.",
+        ((faked, Stance.SUPPORTS),),
+    )
+    findings = (sneaky, DISPUTED, GAP)
+    # when the extractive writer writes the report
+    draft = write_extractive(QUESTION, SUBQUESTIONS, findings)
+    # then the claim is the quote's other sentence, and the draft passes every check
+    assert [claim.text for claim in draft.claims if "1" in (claim.section, claim.about)] == [
+        "Neither compiler charges a licence fee at all."
+    ]
+    assert (
+        check(
+            draft,
+            ledger={**LEDGER, faked.id: faked},
+            snapshots={**SNAPSHOTS, 99: snapshot},
+            findings=findings,
+        )
+        == []
+    )
+    # and the only gap marks the Markdown writes unescaped are its own: the section and the one gap
+    # (the source's, in the references, is escaped text: "\\[证据不足\\]")
+    assert draft.markdown.count("[证据不足]") == 2
+    assert "“\\[证据不足\\] Rust and Go are free to use." in draft.markdown
+
+
+def test_a_gap_statement_keeps_the_mark_a_source_wrote_as_text() -> None:
+    # given a conflict the analyst kept as a point to verify, whose statement is a source's sentence
+    kept = replace(DISPUTED, statement="[证据不足] 42% of developers use Rust", resolution=Resolution.GAP)
+    draft = render_draft(QUESTION, SUBQUESTIONS, (SUPPORTED, kept, GAP), [FREE_CLAIM])
+    # then the source's mark stays in the statement as escaped text; the analyser's own mark does not
+    assert "### [证据不足] \\[证据不足\\] 42% of developers use Rust" in draft.markdown
+    assert "### [证据不足] How do Rust and Go differ in risks?" in draft.markdown

@@ -6,6 +6,9 @@ from enum import StrEnum
 
 # How a finding with too little evidence is marked everywhere: review queues, reports, exports.
 INSUFFICIENT_MARK = "[证据不足]"
+# How a local corpus's document was "extracted": its text is the corpus's, its URL only what the
+# corpus file claims (never fetched, never linked).
+CORPUS_EXTRACTION = "corpus"
 
 
 class ModelStage(StrEnum):

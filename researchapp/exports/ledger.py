@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from researchapp.exports.report import Report, report_of
-from researchapp.models import Event, Evidence, Finding, ReportDraft, ResearchTask, Source
+from researchapp.models import Event, Evidence, Finding, Hypothesis, Plan, ReportDraft, ResearchTask, Source
 from researchapp.pipeline.text.tokens import tokenize
 
 LOW_DENSITY = 0.5
@@ -55,6 +55,108 @@ def citations(report: Report) -> list[dict]:
     ]
 
 
+def plan_json(plan: Plan | None) -> dict | None:
+    if plan is None:
+        return None
+    return {
+        "version": plan.version,
+        "status": plan.status,
+        "intent": plan.intent,
+        "subquestions": [
+            {
+                "id": sq.pk,
+                "order": sq.order,
+                "text": sq.text,
+                "rationale": sq.rationale,
+                "queries": sq.queries,
+            }
+            for sq in plan.subquestions.all()
+        ],
+    }
+
+
+def source_json(source: Source, *, with_snapshot: bool) -> dict:
+    return {
+        "id": source.pk,
+        "url": source.url,
+        "final_url": source.final_url,
+        "title": source.title,
+        "sha256": source.sha256,
+        "http_status": source.http_status,
+        "content_type": source.content_type,
+        "extraction": source.extraction,
+        "density": round(source.density, 3),
+        "cluster": source.cluster,
+        "is_primary": source.is_primary,
+        "provider": source.provider,
+        # A paper's reference (academic search); web pages have none.
+        **(
+            {"doi": source.doi, "authors": source.authors, "venue": source.venue, "year": source.year}
+            if source.doi or source.authors or source.venue or source.year
+            else {}
+        ),
+        **({"text": source.text} if with_snapshot else {}),
+    }
+
+
+def evidence_json(evidence: Evidence) -> dict:
+    return {
+        "id": evidence.pk,
+        "subquestion": evidence.subquestion_id,
+        "source": evidence.source_id,
+        "start": evidence.start,
+        "end": evidence.end,
+        "quote": evidence.quote,
+        "score": round(evidence.score, 4),
+        "relevance": round(evidence.relevance, 4),
+        "snapshot_sha256": evidence.snapshot_sha256,
+        "round": evidence.round,
+    }
+
+
+def finding_json(finding: Finding) -> dict:
+    return {
+        "id": finding.pk,
+        "subquestion": finding.subquestion_id,
+        "status": finding.status,
+        "statement": finding.statement,
+        "confidence": finding.confidence,
+        "resolution": finding.resolution,
+        "evidence": [
+            {"id": link.evidence_id, "stance": link.stance, "kept": link.kept} for link in finding.links.all()
+        ],
+    }
+
+
+def hypothesis_json(hypothesis: Hypothesis) -> dict:
+    return {
+        "id": hypothesis.pk,
+        "statement": hypothesis.statement,
+        "supports_if": hypothesis.supports_if,
+        "refutes_if": hypothesis.refutes_if,
+        "status": hypothesis.status,
+        "decided_by": hypothesis.decided_by.get_username() if hypothesis.decided_by else "",
+        "decided_at": hypothesis.decided_at.isoformat() if hypothesis.decided_at else "",
+        "note": hypothesis.note,
+        "evidence": [{"id": link.evidence_id, "stance": link.stance} for link in hypothesis.links.all()],
+    }
+
+
+def report_json(draft: ReportDraft | None, report: Report | None) -> dict | None:
+    if not (draft and report):
+        return None
+    return {
+        "version": draft.version,
+        "status": draft.status,
+        "notice": report.notice,
+        "markdown": draft.markdown,
+        "claims": draft.claims,
+        "document": draft.document,
+        "check_issues": draft.check_issues,
+        "citations": citations(report),
+    }
+
+
 def task_export(
     task: ResearchTask, *, with_snapshots: bool = False, draft: ReportDraft | None = None
 ) -> dict:
@@ -64,6 +166,7 @@ def task_export(
     sources = list(task.sources.all())
     evidence = list(Evidence.objects.filter(task=task).select_related("source").order_by("id"))
     findings = list(Finding.objects.filter(task=task).prefetch_related("links").order_by("id"))
+    hypotheses = task.hypotheses.select_related("decided_by").prefetch_related("links").order_by("id")
     draft = draft or task.drafts.current()
     cited = set(draft.cited_evidence_ids) if draft else set()
     report = report_of(draft) if draft else None
@@ -74,103 +177,12 @@ def task_export(
         "failure_reason": task.failure_reason,
         "engine": task.engine,
         "search_provider": task.search_provider,
-        "plan": {
-            "version": plan.version,
-            "status": plan.status,
-            "intent": plan.intent,
-            "subquestions": [
-                {
-                    "id": sq.pk,
-                    "order": sq.order,
-                    "text": sq.text,
-                    "rationale": sq.rationale,
-                    "queries": sq.queries,
-                }
-                for sq in plan.subquestions.all()
-            ],
-        }
-        if plan
-        else None,
-        "sources": [
-            {
-                "id": s.pk,
-                "url": s.url,
-                "final_url": s.final_url,
-                "title": s.title,
-                "sha256": s.sha256,
-                "http_status": s.http_status,
-                "content_type": s.content_type,
-                "extraction": s.extraction,
-                "density": round(s.density, 3),
-                "cluster": s.cluster,
-                "is_primary": s.is_primary,
-                "provider": s.provider,
-                # A paper's reference (academic search); web pages have none.
-                **(
-                    {"doi": s.doi, "authors": s.authors, "venue": s.venue, "year": s.year}
-                    if s.doi or s.authors or s.venue or s.year
-                    else {}
-                ),
-                **({"text": s.text} if with_snapshots else {}),
-            }
-            for s in sources
-        ],
-        "evidence": [
-            {
-                "id": e.pk,
-                "subquestion": e.subquestion_id,
-                "source": e.source_id,
-                "start": e.start,
-                "end": e.end,
-                "quote": e.quote,
-                "score": round(e.score, 4),
-                "relevance": round(e.relevance, 4),
-                "snapshot_sha256": e.snapshot_sha256,
-                "round": e.round,
-            }
-            for e in evidence
-        ],
-        "findings": [
-            {
-                "id": f.pk,
-                "subquestion": f.subquestion_id,
-                "status": f.status,
-                "statement": f.statement,
-                "confidence": f.confidence,
-                "resolution": f.resolution,
-                "evidence": [
-                    {"id": link.evidence_id, "stance": link.stance, "kept": link.kept}
-                    for link in f.links.all()
-                ],
-            }
-            for f in findings
-        ],
-        "hypotheses": [
-            {
-                "id": h.pk,
-                "statement": h.statement,
-                "supports_if": h.supports_if,
-                "refutes_if": h.refutes_if,
-                "status": h.status,
-                "decided_by": h.decided_by.get_username() if h.decided_by else "",
-                "decided_at": h.decided_at.isoformat() if h.decided_at else "",
-                "note": h.note,
-                "evidence": [{"id": link.evidence_id, "stance": link.stance} for link in h.links.all()],
-            }
-            for h in task.hypotheses.select_related("decided_by").prefetch_related("links").order_by("id")
-        ],
-        "report": {
-            "version": draft.version,
-            "status": draft.status,
-            "notice": report.notice,
-            "markdown": draft.markdown,
-            "claims": draft.claims,
-            "document": draft.document,
-            "check_issues": draft.check_issues,
-            "citations": citations(report),
-        }
-        if draft and report
-        else None,
+        "plan": plan_json(plan),
+        "sources": [source_json(s, with_snapshot=with_snapshots) for s in sources],
+        "evidence": [evidence_json(e) for e in evidence],
+        "findings": [finding_json(f) for f in findings],
+        "hypotheses": [hypothesis_json(h) for h in hypotheses],
+        "report": report_json(draft, report),
         "stats": task_stats(task, evidence, sources, cited),
         "warnings": [
             {"stage": w.stage, "message": w.message, **w.data}

@@ -7,9 +7,11 @@ cited quote in full.
 
 from __future__ import annotations
 
-from researchapp.exports.report import Quote, Reference, Report, approval_text, report_of
+from researchapp.exports.references import Quote, Reference
+from researchapp.exports.report import Report, approval_text, report_of
 from researchapp.models import ReportDraft
 from researchapp.pipeline.report.document import Passage
+from researchapp.pipeline.report.labels import Labels
 from researchapp.pipeline.report.markdown import body_markdown, markdown_text
 from researchapp.pipeline.report.table import table_markdown
 
@@ -21,8 +23,11 @@ def _named(reference: Reference) -> str:
     return f"[{title}](<{reference.link}>)" if reference.link else title
 
 
-def _where(reference: Reference) -> str:
-    """A paper's authors, venue, year and DOI; a web page's host."""
+def _where(reference: Reference, words: Labels) -> str:
+    """A paper's authors, venue, year and DOI; a corpus document's corpus and the address it claims
+    (text, never a link); a web page's host."""
+    if reference.corpus:
+        return f"{markdown_text(reference.corpus)} — {words.claimed_address}: {markdown_text(reference.url)}"
     if not reference.is_paper:
         return markdown_text(reference.host)
     parts = [markdown_text(reference.byline)] if reference.byline else []
@@ -76,7 +81,7 @@ def report_markdown(report: Report) -> str:
     ]
     for ref in report.references:
         lines.append(
-            f"{ref.number}. {_named(ref)} — {_where(ref)} — "
+            f"{ref.number}. {_named(ref)} — {_where(ref, words)} — "
             f"{words.accessed} {ref.accessed:%Y-%m-%d} — sha256 `{ref.sha256}`"
         )
     lines += ["", f"## {words.appendix}", ""]

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 
+from researchapp.core.text import visible_text
 from researchapp.exports.fonts import FAMILY, pdf_font
 from researchapp.exports.report import Report, approval_text, report_of
 from researchapp.models import ReportDraft
@@ -46,7 +47,8 @@ def print_html(report: Report, font: Path) -> str:
         "font_family": FAMILY,
         "font_url": font.resolve().as_uri(),
     }
-    return render_to_string("exports/report_print.html", context)
+    # Bidirectional controls would print text reversed; zero-width spaces hide words: left out.
+    return visible_text(render_to_string("exports/report_print.html", context))
 
 
 def pdf_from_html(html: str, *, fonts: list[Path], seconds: float | None = None) -> bytes:

@@ -3,8 +3,9 @@
 Run as ``python -P pdf_render.py FONT_FILE...`` with the HTML on standard input; the PDF comes out on
 standard output. A process of its own lets the caller stop a rendering that runs too long (it is
 killed, not abandoned), and keeps the font's memory out of the web and worker processes.
-``-P`` keeps this folder (whose ``html.py`` and ``markdown.py`` would shadow the standard library's)
-off ``sys.path``. This file imports nothing of the project: it runs without Django.
+``-P`` keeps this folder off ``sys.path``, so none of its modules (``markdown.py``, ``pdf.py``, ...)
+can shadow an installed package of the same name. This file imports nothing of the project: it runs
+without Django.
 """
 
 from __future__ import annotations

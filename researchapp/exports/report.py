@@ -2,88 +2,36 @@
 
 Nothing here is markup. Text stays text (the page and the PDF escape it through Django's templates,
 the Markdown export through ``markdown_text``); citations are evidence ids, drawn from the stored
-structure; a link is made only from a stored source URL whose scheme is http or https.
+structure; quotes and their numbered references come from ``exports.references``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime
-from urllib.parse import urlsplit
+from dataclasses import dataclass, replace
 
 from django.db.models import QuerySet
 
 from researchapp.core.enums import INSUFFICIENT_MARK, Intent
 from researchapp.exports.method import Method, method_of
-from researchapp.models import Evidence, ReportDraft, ResearchTask, Source
-from researchapp.pipeline.report import paper_reference
+from researchapp.exports.references import Quote, Reference, evidence_rows, quotes_and_references
+from researchapp.models import ReportDraft, ResearchTask
 from researchapp.pipeline.report.document import (
     READ_FROM,
+    ComputedFigure,
     Decision,
+    Dispute,
     Document,
+    Gap,
     Passage,
     Statement,
+    TestedHypothesis,
     document_from_claims,
     document_from_json,
     figure_text,
 )
 from researchapp.pipeline.report.labels import DEMO_NOTICE, Labels, labels_for, report_language
 from researchapp.pipeline.report.table import Comparison, comparison
-
-_UNSAFE_IN_URL = frozenset(" \t\r\n\"'<>\\`")
-
-
-def safe_link(url: str) -> str:
-    """``url`` if it is an http(s) address a link may point at; "" for anything else."""
-    if not url or any(char in _UNSAFE_IN_URL or ord(char) < 32 for char in url):
-        return ""
-    parts = urlsplit(url)
-    return url if parts.scheme in ("http", "https") and parts.hostname else ""
-
-
-@dataclass(frozen=True)
-class Reference:
-    """A source, numbered in the order the report first cites it."""
-
-    number: int
-    title: str
-    host: str
-    url: str
-    link: str  # ``url`` if it may be a link, else ""
-    accessed: datetime
-    sha256: str
-    # A paper's reference (academic sources): empty for a web page.
-    doi: str = ""
-    authors: tuple[str, ...] = ()
-    venue: str = ""
-    year: int | None = None
-
-    @property
-    def is_paper(self) -> bool:
-        return bool(self.doi or self.authors or self.venue or self.year)
-
-    @property
-    def byline(self) -> str:
-        """ "Lima, Zhang, Okafor et al. · Journal of Photovoltaics · 2023": who, where, when."""
-        return paper_reference(self.authors, self.venue, self.year)
-
-    @property
-    def doi_link(self) -> str:
-        return safe_link(f"https://doi.org/{self.doi}") if self.doi else ""
-
-
-@dataclass(frozen=True)
-class Quote:
-    """A quoted passage of the ledger: ``snapshot[start:end] == text``, cut from ``reference``."""
-
-    evidence_id: int
-    text: str
-    start: int
-    end: int
-    sha256: str
-    relevance: float
-    reference: Reference
 
 
 @dataclass(frozen=True)
@@ -222,46 +170,6 @@ class _Anchors:
         return self.sentence(statement.text, statement.evidence_ids, statement.answer)
 
 
-def _evidence_rows(task: ResearchTask, ids: list[int]) -> dict[int, Evidence]:
-    rows = Evidence.objects.filter(task=task, pk__in=ids).select_related("source").defer("source__text")
-    return {row.pk: row for row in rows}
-
-
-def _quotes(rows: dict[int, Evidence], order: list[int]) -> tuple[dict[int, Quote], list[Reference]]:
-    """Quotes for every row; references numbered by first citation in ``order``, then the rest."""
-    references: dict[int, Reference] = {}
-    quotes: dict[int, Quote] = {}
-    for evidence_id in [*order, *sorted(rows)]:
-        row = rows.get(evidence_id)
-        if row is None or evidence_id in quotes:
-            continue
-        source: Source = row.source
-        if source.pk not in references:
-            references[source.pk] = Reference(
-                number=len(references) + 1,
-                title=source.title or source.host or source.url,
-                host=source.host,
-                url=source.url,
-                link=safe_link(source.url),
-                accessed=source.fetched_at,
-                sha256=source.sha256,
-                doi=source.doi,
-                authors=tuple(str(name) for name in source.authors or ()),
-                venue=source.venue,
-                year=source.year,
-            )
-        quotes[evidence_id] = Quote(
-            evidence_id=row.pk,
-            text=row.quote,
-            start=row.start,
-            end=row.end,
-            sha256=row.snapshot_sha256,
-            relevance=row.relevance,
-            reference=references[source.pk],
-        )
-    return quotes, list(references.values())
-
-
 def approval_text(report: Report, text: Callable[[str], str] = str) -> str:
     """Who approved the draft and when, or its status, in the report's language (``text`` escapes the
     words that come from people for the format, Markdown; a template escapes its own)."""
@@ -283,6 +191,77 @@ def document_of(draft: ReportDraft, task: ResearchTask | None = None) -> Documen
     return document_from_claims(task.question, draft.claims, headings)
 
 
+@dataclass(frozen=True)
+class _Records:
+    """Disputes, gaps, hypotheses and computed figures as shown. Each heading takes the next anchor,
+    so they are made in reading order."""
+
+    anchors: _Anchors
+    labels: Labels
+    quotes: dict[int, Quote]
+
+    def _shown(self, passage: Passage) -> Shown:
+        return Shown(
+            f"{self.labels.role(passage.role)} E{passage.evidence_id}", self.quotes.get(passage.evidence_id)
+        )
+
+    def _record(
+        self, kind: str, number: int, heading: Sentence, of: Dispute | Gap | TestedHypothesis, **more
+    ) -> Record:
+        passages = tuple(map(self._shown, of.passages))
+        summary = self.labels.decision_summary(of.decision)
+        return Record(kind, f"{kind}-{number}", heading, passages, of.decision, decision_text=summary, **more)
+
+    def disputes(self, disputes: tuple[Dispute, ...]) -> tuple[Record, ...]:
+        return tuple(
+            self._record(
+                "dispute", n, self.anchors.of(d.claim) if d.claim else self.anchors.sentence(d.topic), d
+            )
+            for n, d in enumerate(disputes, start=1)
+        )
+
+    def gaps(self, gaps: tuple[Gap, ...]) -> tuple[Record, ...]:
+        return tuple(
+            self._record("gap", n, self.anchors.sentence(g.statement), g, searched=g.searched)
+            for n, g in enumerate(gaps, start=1)
+        )
+
+    def hypotheses(self, hypotheses: tuple[TestedHypothesis, ...]) -> tuple[Record, ...]:
+        return tuple(
+            self._record(
+                "hypothesis",
+                n,
+                self.anchors.sentence(h.statement),
+                h,
+                supports_if=h.supports_if,
+                refutes_if=h.refutes_if,
+            )
+            for n, h in enumerate(hypotheses, start=1)
+        )
+
+    def computed(self, figures: tuple[ComputedFigure, ...]) -> tuple[Record, ...]:
+        read_from = self.labels.role(READ_FROM).lower()
+        return tuple(
+            Record(
+                kind="computed",
+                anchor=f"computed-{n}",
+                heading=self.anchors.sentence(f"{c.description}: {figure_text(c.result)}"),
+                passages=tuple(
+                    Shown(
+                        f"{i.name} = {figure_text(i.value)} — {read_from}",
+                        self.quotes.get(i.evidence_id),
+                        (i.evidence_id,),
+                    )
+                    for i in c.inputs
+                ),
+                decision=Decision(),
+                result=figure_text(c.result),
+                code=c.code,
+            )
+            for n, c in enumerate(figures, start=1)
+        )
+
+
 def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -> Report:
     """The report of ``draft``, ready for any format (a fixed number of queries, whatever its size).
 
@@ -295,12 +274,10 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
     labels = labels_for(report_language(document.title))
     # Computed figures cite the passages their inputs were read from, after the sentences' citations.
     cited = list(dict.fromkeys([*document.cited_ids(), *document.computed_ids()]))
-    quotes, references = _quotes(_evidence_rows(task, [*cited, *document.quoted_ids()]), cited)
+    corpus = f"corpus://{task.corpus.name if task.corpus else 'local'}"
+    rows = evidence_rows(task, [*cited, *document.quoted_ids()])
+    quotes, references = quotes_and_references(rows, cited, corpus)
     anchors = _Anchors()
-
-    def shown(passage: Passage) -> Shown:
-        return Shown(f"{labels.role(passage.role)} E{passage.evidence_id}", quotes.get(passage.evidence_id))
-
     answer = tuple(map(anchors.of, document.answer))
     blocks = tuple(
         Block(
@@ -319,61 +296,11 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
         (row.dimension, tuple(tuple(by_text[s.text] for s in cell) for cell in row.cells))
         for row in (table.rows if table else ())
     )
-    disputes = tuple(
-        Record(
-            kind="dispute",
-            anchor=f"dispute-{number}",
-            heading=anchors.of(d.claim) if d.claim else anchors.sentence(d.topic),
-            passages=tuple(map(shown, d.passages)),
-            decision=d.decision,
-            decision_text=labels.decision_summary(d.decision),
-        )
-        for number, d in enumerate(document.disputes, start=1)
-    )
-    gaps = tuple(
-        Record(
-            kind="gap",
-            anchor=f"gap-{number}",
-            heading=anchors.sentence(g.statement),
-            passages=tuple(map(shown, g.passages)),
-            decision=g.decision,
-            decision_text=labels.decision_summary(g.decision),
-            searched=g.searched,
-        )
-        for number, g in enumerate(document.gaps, start=1)
-    )
-    hypotheses = tuple(
-        Record(
-            kind="hypothesis",
-            anchor=f"hypothesis-{number}",
-            heading=anchors.sentence(h.statement),
-            passages=tuple(map(shown, h.passages)),
-            decision=h.decision,
-            decision_text=labels.decision_summary(h.decision),
-            supports_if=h.supports_if,
-            refutes_if=h.refutes_if,
-        )
-        for number, h in enumerate(document.hypotheses, start=1)
-    )
-    computed = tuple(
-        Record(
-            kind="computed",
-            anchor=f"computed-{number}",
-            heading=anchors.sentence(f"{c.description}: {figure_text(c.result)}"),
-            passages=tuple(
-                Shown(
-                    f"{i.name} = {figure_text(i.value)} — {labels.role(READ_FROM).lower()}",
-                    quotes.get(i.evidence_id),
-                    (i.evidence_id,),
-                )
-                for i in c.inputs
-            ),
-            decision=Decision(),
-            result=figure_text(c.result),
-            code=c.code,
-        )
-        for number, c in enumerate(document.computed, start=1)
-    )
+    records = _Records(anchors, labels, quotes)  # after the sections' sentences, in reading order
+    disputes = records.disputes(document.disputes)
+    gaps = records.gaps(document.gaps)
+    hypotheses = records.hypotheses(document.hypotheses)
+    computed = records.computed(document.computed)
     return Report(
         task=task,
         draft=draft,
@@ -387,8 +314,13 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
         gaps=gaps,
         hypotheses=hypotheses,
         computed=computed,
-        method=method_of(task, draft),
+        method=_named(method_of(task, draft), labels),
         references=tuple(references),
         appendix=tuple(quotes[i] for i in cited if i in quotes),
         quotes=quotes,
     )
+
+
+def _named(method: Method, labels: Labels) -> Method:
+    """The method with its engine and search named in the report's language."""
+    return replace(method, engine=labels.engine_name(method.engine), search=labels.engine_name(method.search))

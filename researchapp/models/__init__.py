@@ -4,6 +4,7 @@ from researchapp.models.finding import Finding, FindingEvidence
 from researchapp.models.hypothesis import Hypothesis, HypothesisEvidence
 from researchapp.models.job import Job, StageJob
 from researchapp.models.plan import Plan, SubQuestion
+from researchapp.models.quota import SubmissionQuota
 from researchapp.models.report import ReportDraft
 from researchapp.models.source import Corpus, CorpusDocument, Source
 from researchapp.models.status import Decidable, IllegalTransition, StaleDecision, StaleState
@@ -32,6 +33,7 @@ __all__ = [
     "StageJob",
     "StaleDecision",
     "StaleState",
+    "SubmissionQuota",
     "Step",
     "SubQuestion",
 ]

@@ -6,6 +6,21 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import models
 
+from researchapp.core.messages import Message, english, is_message
+from researchapp.message_text import message_text
+
+
+class EventManager(models.Manager):
+    def create(self, **fields: Any) -> Event:
+        """An event whose ``message`` may be a stored message (``core.messages``): its English is the
+        ``message`` column, as before, and the message itself is kept in ``data["said"]`` to be shown
+        in each reader's language."""
+        said = fields.get("message")
+        if is_message(said):
+            fields["message"] = english(said)
+            fields["data"] = {**(fields.get("data") or {}), "said": said}
+        return super().create(**fields)
+
 
 class Event(models.Model):
     """The audit log, the progress feed and the record of what each stage did."""
@@ -26,6 +41,8 @@ class Event(models.Model):
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     at = models.DateTimeField(auto_now_add=True, db_index=True)
 
+    objects = EventManager()
+
     class Meta:
         ordering = ["id"]
         indexes = [models.Index(fields=["task", "id"]), models.Index(fields=["task", "kind"])]
@@ -33,9 +50,14 @@ class Event(models.Model):
     def __str__(self) -> str:
         return f"[{self.stage}/{self.kind}] {self.message}"
 
+    @property
+    def text(self) -> str:
+        """The message in the active language (a row stored before messages were kept: its English)."""
+        return message_text((self.data or {}).get("said"), self.message)
+
     @classmethod
     def decision(
-        cls, *, task_id: int, stage: str, actor: User | None, message: str, data: dict[str, Any]
+        cls, *, task_id: int, stage: str, actor: User | None, message: str | Message, data: dict[str, Any]
     ) -> Event:
         """The one writer of a person's decision in the audit log (a status move it makes is logged
         by its status machine); the review app's ``ReviewDecision`` links the events it wrote."""

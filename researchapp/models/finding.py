@@ -66,9 +66,12 @@ class Finding(Decidable):
 
     @property
     def display_statement(self) -> str:
-        """The statement without the [证据不足] mark the analyser writes into it: pages that show an
-        item's status write the mark themselves, once."""
-        return self.statement.replace(INSUFFICIENT_MARK, "").strip()
+        """The statement without the [证据不足] mark the analyser writes at its start: pages that show
+        an item's status write the mark themselves, once. The same characters anywhere else (a
+        source's sentence that begins with them) are text and are shown."""
+        if self.status != FindingStatus.INSUFFICIENT:
+            return self.statement
+        return self.statement.removeprefix(INSUFFICIENT_MARK).strip()
 
 
 class FindingEvidence(models.Model):

@@ -9,15 +9,13 @@ from django.utils.translation import gettext_lazy as _
 from researchapp.core.enums import HypothesisStance, HypothesisStatus
 from researchapp.models.status import Decidable, StatusMachine
 
-STATUS_LABELS = {
-    HypothesisStatus.OPEN: _("open"),
-    HypothesisStatus.ACCEPTED: _("accepted"),
-    HypothesisStatus.REJECTED: _("rejected"),
-}
-
 
 class Hypothesis(StatusMachine, Decidable):
-    Status = models.TextChoices("Status", [(s.name, (s.value, STATUS_LABELS[s])) for s in HypothesisStatus])
+    # The stored values are core's (the pipeline proposes hypotheses without Django); the labels, the pages'.
+    class Status(models.TextChoices):
+        OPEN = HypothesisStatus.OPEN.value, _("open")
+        ACCEPTED = HypothesisStatus.ACCEPTED.value, _("accepted")
+        REJECTED = HypothesisStatus.REJECTED.value, _("rejected")
 
     # The status machine's table, as every model with a status has one (see models.status). Every
     # move is an analyst's verdict: a verdict can be turned or reopened later, and keeping an open

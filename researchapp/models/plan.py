@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from researchapp.models.status import Decidable, StatusMachine
 
@@ -18,9 +19,9 @@ class Plan(StatusMachine, Decidable):
     """One version of a task's plan. Only a draft can be edited; approving freezes it."""
 
     class Status(models.TextChoices):
-        DRAFT = "draft"
-        APPROVED = "approved"
-        REJECTED = "rejected"
+        DRAFT = "draft", _("Draft")
+        APPROVED = "approved", _("Approved")
+        REJECTED = "rejected", _("Rejected")
 
     # The status machine's table, as every model with a status has one (see models.status); a plan's
     # moves are decisions at its gate, so each state it can reach is final.
@@ -41,6 +42,9 @@ class Plan(StatusMachine, Decidable):
     engine = models.CharField(max_length=32, blank=True)
     # Why the plan is not the engine's own, e.g. the model's plan was rejected twice: shown at the gate.
     engine_note = models.TextField(blank=True)
+    # What the rejection's feedback did to this version, edit by edit (applied, already there, not
+    # understood): stored messages (``core.messages``) the plan gate shows in the reader's language.
+    revision_notes = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     decided_at = models.DateTimeField(null=True, blank=True)

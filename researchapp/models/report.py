@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from researchapp.models.status import Decidable, StatusMachine
 
@@ -18,10 +19,10 @@ class ReportDraftQuerySet(models.QuerySet):
 
 class ReportDraft(StatusMachine, Decidable):
     class Status(models.TextChoices):
-        CHECKED = "checked"  # passed every mechanical check; awaiting an analyst
-        FAILED_CHECKS = "failed_checks"  # a revision follows, or the task fails as quality_failed
-        APPROVED = "approved"
-        SENT_BACK = "sent_back"
+        CHECKED = "checked", _("Checked")  # passed every mechanical check; awaiting an analyst
+        FAILED_CHECKS = "failed_checks", _("Failed checks")  # a revision follows, or the task fails
+        APPROVED = "approved", _("Approved")
+        SENT_BACK = "sent_back", _("Sent back")
 
     # The status machine's table, as every model with a status has one (see models.status); a
     # report draft's moves are decisions at its gate, so each state it can reach is final.

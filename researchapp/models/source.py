@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from researchapp.core.enums import CORPUS_EXTRACTION
 from researchapp.core.hashing import sha256_text
 from researchapp.core.urls import normalize_url, url_host
 
@@ -90,3 +91,14 @@ class Source(models.Model):
         self.host = self.host or url_host(self.url)
         self.sha256 = sha256_text(self.text)
         super().save(*args, **kwargs)
+
+    @property
+    def is_corpus_document(self) -> bool:
+        """A local corpus's document: its URL is what the corpus file claims, never opened."""
+        return self.extraction == CORPUS_EXTRACTION
+
+    @property
+    def link_url(self) -> str:
+        """The URL a link may point at: a page that was fetched from it; "" for a corpus document,
+        whose URL anyone writing the corpus could have made up (169.254.169.254 included)."""
+        return "" if self.is_corpus_document else self.url

@@ -21,6 +21,7 @@ from django.db import models, transaction
 from django.db.models import F
 from django.utils.translation import gettext as _
 
+from researchapp.core.messages import Message
 from researchapp.models.event import Event
 
 
@@ -96,7 +97,7 @@ class StatusMachine(models.Model):
         *,
         actor: User | None = None,
         stage: str = "",
-        message: str = "",
+        message: str | Message = "",
         data: dict[str, Any] | None = None,
         **fields: Any,
     ) -> None:
@@ -121,7 +122,7 @@ class StatusMachine(models.Model):
         *,
         actor: User | None,
         stage: str = "",
-        message: str = "",
+        message: str | Message = "",
         data: dict[str, Any] | None = None,
     ) -> Event:
         """The audit event of one move of this object, on its task."""
@@ -201,7 +202,14 @@ class Decidable(models.Model):
         return StaleDecision(decided_by.get_username() if decided_by else "")
 
     def decide_move(
-        self, to: str, version_seen: int, *, actor: User | None, stage: str, message: str, **fields: Any
+        self,
+        to: str,
+        version_seen: int,
+        *,
+        actor: User | None,
+        stage: str,
+        message: str | Message,
+        **fields: Any,
     ) -> None:
         """``decide`` for a row that is a status machine too (a plan, a report draft): the move, and
         its event on the task, in one transaction."""

@@ -8,6 +8,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from researchapp.message_text import message_text
 from researchapp.models.status import StaleState, StatusMachine
 from researchapp.permissions import is_analyst
 
@@ -45,22 +46,23 @@ class ResearchTaskQuerySet(models.QuerySet):
 
 
 class ResearchTask(StatusMachine):
+    # The labels are the words pages use for each state ("Plan review", not ``awaiting_plan_review``).
     class Status(models.TextChoices):
-        SUBMITTED = "submitted"
-        PLANNING = "planning"
-        AWAITING_PLAN_REVIEW = "awaiting_plan_review", "awaiting plan review"
-        COLLECTING = "collecting"
-        ANALYSING = "analysing"
-        AWAITING_EVIDENCE_REVIEW = "awaiting_evidence_review", "awaiting evidence review"
-        WRITING = "writing"
-        AWAITING_REPORT_REVIEW = "awaiting_report_review", "awaiting report review"
-        APPROVED = "approved"
-        FAILED = "failed"
-        CANCELLED = "cancelled"
+        SUBMITTED = "submitted", _("Submitted")
+        PLANNING = "planning", _("Planning")
+        AWAITING_PLAN_REVIEW = "awaiting_plan_review", _("Plan review")
+        COLLECTING = "collecting", _("Collecting")
+        ANALYSING = "analysing", _("Analysing")
+        AWAITING_EVIDENCE_REVIEW = "awaiting_evidence_review", _("Evidence review")
+        WRITING = "writing", _("Writing")
+        AWAITING_REPORT_REVIEW = "awaiting_report_review", _("Report review")
+        APPROVED = "approved", _("Approved")
+        FAILED = "failed", _("Failed")
+        CANCELLED = "cancelled", _("Cancelled")
 
     class Depth(models.TextChoices):
-        QUICK = "quick"
-        DEEP = "deep"
+        QUICK = "quick", _("Quick")
+        DEEP = "deep", _("Deep")
 
     # The one table of legal moves. Every status change goes through ``transition``.
     TRANSITIONS: dict[str, frozenset[str]] = {
@@ -121,6 +123,9 @@ class ResearchTask(StatusMachine):
 
     failed_stage = models.CharField(max_length=32, choices=Stage.choices, blank=True)
     failure_reason = models.TextField(blank=True)
+    # The reason as a stored message (``core.messages``), shown in each reader's language; the English
+    # ``failure_reason`` for a reason that came without one.
+    failure_said = models.JSONField(default=dict, blank=True)
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -134,6 +139,11 @@ class ResearchTask(StatusMachine):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.question[:60]}"
+
+    @property
+    def failure_text(self) -> str:
+        """Why the task failed, in the active language."""
+        return message_text(self.failure_said, self.failure_reason)
 
     @property
     def is_running(self) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from researchapp.core.enums import FindingStatus, Intent, Resolution, Stance
+from researchapp.core.messages import Message
 from researchapp.providers.base import Document
 
 # --- plan -------------------------------------------------------------------------------------
@@ -52,6 +53,9 @@ class StageWarning:
     message: str
     url: str = ""
     query: str = ""
+    # ``message`` as a stored message (``core.messages``) a page shows in its reader's language, when
+    # whoever raised it gave one.
+    said: Message | None = None
 
 
 @dataclass(frozen=True)

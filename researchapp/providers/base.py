@@ -11,23 +11,34 @@ from datetime import date
 from typing import Any, Protocol
 
 from researchapp.core.hashing import sha256_text
+from researchapp.core.messages import Message
 
 
 class ProviderError(Exception):
     """A provider could not do what was asked. ``retryable`` says whether trying again can help."""
 
-    def __init__(self, message: str, *, retryable: bool = False, code: str = "provider_error"):
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        code: str = "provider_error",
+        said: Message | None = None,
+    ):
         super().__init__(message)
         self.message = message
         self.retryable = retryable
         self.code = code
+        # The message in words a page can show in its reader's language (``core.messages``), when the
+        # provider gave one; ``message`` is its English, and the only text of the others.
+        self.said = said
 
 
 class ConfigurationError(ProviderError):
     """A provider is selected but not configured (a missing key): never retryable."""
 
-    def __init__(self, message: str):
-        super().__init__(message, retryable=False, code="configuration")
+    def __init__(self, message: str, *, said: Message | None = None):
+        super().__init__(message, retryable=False, code="configuration", said=said)
 
 
 @dataclass(frozen=True)

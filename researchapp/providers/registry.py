@@ -8,6 +8,7 @@ from importlib.metadata import version
 from django.conf import settings
 from django.core.cache import cache
 
+from researchapp.core.messages import english, gettext_noop, message
 from researchapp.providers.academic import AcademicSearch, RateLimitedAcademic
 from researchapp.providers.academic.arxiv import ArxivSearch
 from researchapp.providers.academic.openalex import OpenAlexSearch
@@ -148,6 +149,11 @@ def check_configuration(*, search: str, engine: str) -> None:
     if engine not in ENGINES:
         raise ConfigurationError(f"unknown engine {engine!r}")
     if search == "tavily" and not conf("TAVILY_API_KEY"):
-        raise ConfigurationError("RESEARCH_SEARCH_PROVIDER=tavily but TAVILY_API_KEY is not set")
+        raise _missing_key("RESEARCH_SEARCH_PROVIDER=tavily", "TAVILY_API_KEY")
     if engine == "openai" and not conf("OPENAI_API_KEY"):
-        raise ConfigurationError("RESEARCH_ENGINE=openai but OPENAI_API_KEY is not set")
+        raise _missing_key("RESEARCH_ENGINE=openai", "OPENAI_API_KEY")
+
+
+def _missing_key(choice: str, key: str) -> ConfigurationError:
+    said = message(gettext_noop("%(choice)s but %(key)s is not set"), choice=choice, key=key)
+    return ConfigurationError(english(said), said=said)

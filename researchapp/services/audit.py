@@ -6,6 +6,7 @@ import difflib
 
 from django.contrib.auth.models import User
 
+from researchapp.core.messages import gettext_noop, message
 from researchapp.models import Event, Plan, ReportDraft
 
 EXPORT_STAGE = "export"
@@ -26,6 +27,10 @@ def plan_diff(before: list[str], after: list[str]) -> list[str]:
     return [line for line in diff if line[:1] in "+-" and not line.startswith(("+++", "---"))]
 
 
+# A download's format as people name it, in every language.
+FORMAT_NAMES = {"markdown": "Markdown", "pdf": "PDF", "json": "JSON"}
+
+
 def report_exported(*, draft: ReportDraft, actor: User | None, export_format: str) -> Event:
     """Record that ``actor`` downloaded the approved report, and in which format."""
     return Event.objects.create(
@@ -33,6 +38,10 @@ def report_exported(*, draft: ReportDraft, actor: User | None, export_format: st
         stage=EXPORT_STAGE,
         kind=Event.Kind.EXPORT,
         actor=actor,
-        message=f"Report v{draft.version} downloaded ({export_format}).",
+        message=message(
+            gettext_noop("Report v%(version)s downloaded (%(format)s)."),
+            version=draft.version,
+            format=FORMAT_NAMES.get(export_format, export_format),
+        ),
         data={"format": export_format, "draft": draft.pk, "version": draft.version},
     )

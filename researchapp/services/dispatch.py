@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from researchapp.core.messages import gettext_noop, message
 from researchapp.models import Event, Job, StageJob
 
 __all__ = ["Job", "celery_task", "drain", "enqueue", "inline", "relay", "relay_unsent"]
@@ -104,8 +105,13 @@ def _record_send_failure(job: StageJob, error: Exception) -> None:
             task_id=job.task_id,
             stage=job.task.status if job.task_id else "",
             kind=Event.Kind.WARNING,
-            message="The message broker cannot be reached; the job is kept and will be sent when it is "
-            f"back ({reason}).",
+            message=message(
+                gettext_noop(
+                    "The message broker cannot be reached; the job is kept and will be sent when it is back "
+                    "(%(reason)s)."
+                ),
+                reason=reason,
+            ),
             data={"job": job.pk, "code": "broker_unreachable"},
         )
 

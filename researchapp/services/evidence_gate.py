@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from researchapp.core.enums import FindingStatus, Resolution, Stance
+from researchapp.core.messages import Message, decision_word, gettext_noop, message, plural_message, with_note
 from researchapp.models import Event, Finding, FindingEvidence, Gate, ResearchTask, Stage, StaleState
 from researchapp.services.dispatch import Job, enqueue
 from researchapp.services.rounds import start_followup_round
@@ -75,8 +76,15 @@ def finding_resolve(
         finding_decision_record(
             finding,
             actor=actor,
-            message=f"Sub-question {finding.subquestion.order + 1}, finding {finding.pk}: "
-            f"{decision.replace('_', ' ')}{_said(note)}.",
+            message=with_note(
+                message(
+                    gettext_noop("Sub-question %(number)s, finding %(finding)s: %(decision)s."),
+                    number=finding.subquestion.order + 1,
+                    finding=finding.pk,
+                    decision=decision_word(decision),
+                ),
+                note,
+            ),
             data={"decision": decision},
         )
     return finding
@@ -108,22 +116,25 @@ def citation_drop(
                 resolved_by=actor,
                 resolved_at=timezone.now(),
             )
-        then = "" if left else "; nothing is left, so the finding is dropped"
+        said = (
+            gettext_noop("Finding %(finding)s: citation E%(evidence)s dropped.")
+            if left
+            else gettext_noop(
+                "Finding %(finding)s: citation E%(evidence)s dropped; nothing is left, "
+                "so the finding is dropped."
+            )
+        )
         finding_decision_record(
             finding,
             actor=actor,
-            message=f"Finding {finding.pk}: citation E{evidence_id} dropped{_said(note)}{then}.",
+            message=with_note(message(said, finding=finding.pk, evidence=evidence_id), note),
             data={"decision": CITATION_DECISION, "evidence": evidence_id},
         )
         finding.refresh_from_db()
     return finding
 
 
-def _said(note: str) -> str:
-    return f" — {note.strip()}" if note.strip() else ""
-
-
-def finding_decision_record(finding: Finding, *, actor: User | None, message: str, data: dict) -> None:
+def finding_decision_record(finding: Finding, *, actor: User | None, message: Message, data: dict) -> None:
     """The audit event of one decision at the evidence gate, and, once it commits, the gate's check
     whether anything is left to decide (inside the decision's transaction)."""
     task_id = finding.task_id
@@ -165,7 +176,11 @@ def evidence_gate(task: ResearchTask) -> None:
             task.transition(
                 Status.AWAITING_EVIDENCE_REVIEW,
                 stage=Stage.ANALYSING,
-                message=f"{waiting} items need an analyst.",
+                message=plural_message(
+                    gettext_noop("%(count)s item needs an analyst."),
+                    gettext_noop("%(count)s items need an analyst."),
+                    waiting,
+                ),
             )
         return
     more = list(
@@ -177,13 +192,16 @@ def evidence_gate(task: ResearchTask) -> None:
         with transaction.atomic():
             if more and task.rounds_left:
                 start_followup_round(
-                    task, more, stage=Gate.EVIDENCE_REVIEW, reason="an analyst asked for more research"
+                    task,
+                    more,
+                    stage=Gate.EVIDENCE_REVIEW,
+                    reason=message(gettext_noop("an analyst asked for more research")),
                 )
             else:
-                note = (
-                    "Nothing to resolve; the gate passes by itself."
+                note = message(
+                    gettext_noop("Nothing to resolve; the gate passes by itself.")
                     if task.status == Status.ANALYSING
-                    else "Every item is resolved."
+                    else gettext_noop("Every item is resolved.")
                 )
                 task.transition(
                     Status.WRITING, stage=Gate.EVIDENCE_REVIEW, message=note, write_pass=task.write_pass + 1

@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from researchapp.core.enums import HypothesisStatus
+from researchapp.core.messages import decision_word, gettext_noop, message, with_note
 from researchapp.models import Event, Gate, Hypothesis, IllegalTransition
 
 # decision → the status it stores
@@ -45,12 +46,16 @@ def hypothesis_decide(
             raise ValidationError(
                 _("The hypothesis is %(status)s already.") % {"status": hypothesis.get_status_display()}
             ) from None
-        said = f" — {note.strip()}" if note.strip() else ""
+        decided = message(
+            gettext_noop("Hypothesis %(hypothesis)s: %(decision)s."),
+            hypothesis=hypothesis.pk,
+            decision=decision_word(decision),
+        )
         Event.decision(
             task_id=hypothesis.task_id,
             stage=Gate.EVIDENCE_REVIEW,
             actor=actor,
-            message=f"Hypothesis {hypothesis.pk}: {decision.replace('_', ' ')}{said}.",
+            message=with_note(decided, note),
             data={"hypothesis": hypothesis.pk, "decision": decision},
         )
     return hypothesis

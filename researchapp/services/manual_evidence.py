@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from researchapp.core.enums import FindingStatus, Stance
+from researchapp.core.messages import Message, gettext_noop, message, with_note
 from researchapp.models import Event, Evidence, Finding, FindingEvidence, Gate, Source
 from researchapp.pipeline.runner.collect import store_source
 from researchapp.pipeline.runner.wiring import analyst_fetcher
@@ -65,8 +66,15 @@ def source_open_by_hand(
             task_id=task.pk,
             stage=Gate.EVIDENCE_REVIEW,
             actor=actor,
-            message=f"Finding {finding.pk}: {url} opened by hand as source {source.pk} "
-            f"({len(source.text)} characters).",
+            message=message(
+                gettext_noop(
+                    "Finding %(finding)s: %(url)s opened by hand as source %(source)s (%(count)s characters)."
+                ),
+                finding=finding.pk,
+                url=url,
+                source=source.pk,
+                count=len(source.text),
+            ),
             data={"finding": finding.pk, "decision": "open_source", "source": source.pk, "url": url},
         )
     return source
@@ -144,13 +152,11 @@ def evidence_add_by_hand(
             resolved_at=timezone.now(),
         )
         evidence = _supporting_quote(finding, source, start, end, actor=actor)
-        said = f" — {note.strip()}" if note.strip() else ""
+        added = _added_by_hand(finding, evidence, source, start, end)
         finding_decision_record(
             finding,
             actor=actor,
-            message=f"Sub-question {finding.subquestion.order + 1}, finding {finding.pk}: E{evidence.pk} "
-            f"added by hand from source {source.pk} ({source.host or source.url}) "
-            f"[{start}:{end}]{said}.",
+            message=with_note(added, note),
             data={
                 "decision": "add_evidence",
                 "evidence": evidence.pk,
@@ -191,3 +197,20 @@ def _supporting_quote(
         finding=finding, evidence=evidence, defaults={"stance": Stance.SUPPORTS, "kept": True}
     )
     return evidence
+
+
+def _added_by_hand(finding: Finding, evidence: Evidence, source: Source, start: int, end: int) -> Message:
+    """The audit's words for a span an analyst added to a [证据不足] item."""
+    return message(
+        gettext_noop(
+            "Sub-question %(number)s, finding %(finding)s: E%(evidence)s added by hand from source "
+            "%(source)s (%(host)s) [%(start)s:%(end)s]."
+        ),
+        number=finding.subquestion.order + 1,
+        finding=finding.pk,
+        evidence=evidence.pk,
+        source=source.pk,
+        host=source.host or source.url,
+        start=start,
+        end=end,
+    )

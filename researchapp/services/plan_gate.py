@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from researchapp.core.messages import Message, gettext_noop, message, with_note
 from researchapp.models import Event, Gate, Plan, ResearchTask, SubQuestion
 from researchapp.pipeline.planner.queries import queries_for_subquestion
 from researchapp.services.audit import plan_diff, stored_plan_lines
@@ -90,25 +91,29 @@ def plan_update(
             task_id=plan.task_id,
             stage=Gate.PLAN_REVIEW,
             actor=actor,
-            message=f"Plan v{plan.version} edited: {len(subquestions)} sub-questions.",
+            message=message(
+                gettext_noop("Plan v%(version)s edited: %(count)s sub-questions."),
+                version=plan.version,
+                count=len(subquestions),
+            ),
             data={"diff": plan_diff(before, stored_plan_lines(plan))},
         )
     return plan
-
-
-def _note(note: str) -> str:
-    return f" ({note})" if note else ""
 
 
 def plan_approve(*, plan: Plan, actor: User | None, note: str = "", version_seen: int | None = None) -> Plan:
     """Freeze the plan and start collecting every sub-question in parallel."""
     with transaction.atomic():
         plan = locked_draft(plan, version_seen)
-        message = f"Plan v{plan.version} approved{_note(note)}."
-        _plan_decide(plan, Plan.Status.APPROVED, actor=actor, message=message)
+        said = with_note(message(gettext_noop("Plan v%(version)s approved."), version=plan.version), note)
+        _plan_decide(plan, Plan.Status.APPROVED, actor=actor, message=said)
         subquestions = list(plan.subquestions.values_list("pk", flat=True))
-        message = f"Collecting for the {len(subquestions)} sub-questions of plan v{plan.version}."
-        plan.task.transition(Status.COLLECTING, actor=actor, stage=Gate.PLAN_REVIEW, message=message)
+        said = message(
+            gettext_noop("Collecting for the %(count)s sub-questions of plan v%(version)s."),
+            count=len(subquestions),
+            version=plan.version,
+        )
+        plan.task.transition(Status.COLLECTING, actor=actor, stage=Gate.PLAN_REVIEW, message=said)
         collection_enqueue(plan.task, subquestions)
     return plan
 
@@ -120,15 +125,17 @@ def plan_reject(*, plan: Plan, actor: User | None, feedback: str, version_seen: 
         raise ValidationError(_("Say what should change: the feedback goes to the planner."))
     with transaction.atomic():
         plan = locked_draft(plan, version_seen)
-        message = f"Plan v{plan.version} rejected: {feedback}"
-        _plan_decide(plan, Plan.Status.REJECTED, actor=actor, message=message, feedback=feedback)
-        message = "The planner is revising the plan."
-        plan.task.transition(Status.PLANNING, actor=actor, stage=Gate.PLAN_REVIEW, message=message)
+        said = message(
+            gettext_noop("Plan v%(version)s rejected: %(feedback)s"), version=plan.version, feedback=feedback
+        )
+        _plan_decide(plan, Plan.Status.REJECTED, actor=actor, message=said, feedback=feedback)
+        said = message(gettext_noop("The planner is revising the plan."))
+        plan.task.transition(Status.PLANNING, actor=actor, stage=Gate.PLAN_REVIEW, message=said)
         enqueue(Job.PLAN, plan.task_id)
     return plan
 
 
-def _plan_decide(plan: Plan, to: str, *, actor: User | None, message: str, **fields) -> None:
+def _plan_decide(plan: Plan, to: str, *, actor: User | None, message: Message, **fields) -> None:
     """The analyst's decision on the locked draft, recorded with who decided and when."""
     plan.decide_move(
         to,

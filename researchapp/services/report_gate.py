@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from researchapp.core.messages import Message, gettext_noop, message, plural_message, with_note
 from researchapp.models import Gate, ReportDraft, ResearchTask
 from researchapp.pipeline import runner
 from researchapp.services.dispatch import Job, enqueue
@@ -27,7 +28,7 @@ def locked_current_draft(draft: ReportDraft, version_seen: int | None) -> Report
     return draft
 
 
-def _draft_decide(draft: ReportDraft, to: str, *, actor: User | None, message: str, **fields) -> None:
+def _draft_decide(draft: ReportDraft, to: str, *, actor: User | None, message: Message, **fields) -> None:
     """The analyst's decision on the locked draft, logged as the draft's move."""
     draft.decide_move(to, draft.version, actor=actor, stage=Gate.REPORT_REVIEW, message=message, **fields)
 
@@ -44,11 +45,11 @@ def report_approve(
                 _("The draft fails its checks and cannot be approved: %(issues)s")
                 % {"issues": "; ".join(i.message for i in issues[:5])}
             )
-        message = f"Report v{draft.version} approved{f' ({note})' if note else ''}."
+        said = with_note(message(gettext_noop("Report v%(version)s approved."), version=draft.version), note)
         approval = {"approved_by": actor, "approved_at": timezone.now()}
-        _draft_decide(draft, ReportDraft.Status.APPROVED, actor=actor, message=message, **approval)
-        message = "The task is done: its report is approved."
-        draft.task.transition(Status.APPROVED, actor=actor, stage=Gate.REPORT_REVIEW, message=message)
+        _draft_decide(draft, ReportDraft.Status.APPROVED, actor=actor, message=said, **approval)
+        said = message(gettext_noop("The task is done: its report is approved."))
+        draft.task.transition(Status.APPROVED, actor=actor, stage=Gate.REPORT_REVIEW, message=said)
     return draft
 
 
@@ -69,22 +70,28 @@ def report_send_back(
         )
     with transaction.atomic():
         draft = locked_current_draft(draft, version_seen)
-        said = comments or f"{len(sentence_comments)} comment(s) on sentences"
-        message = f"Report v{draft.version} sent back: {said}"
+        asked = comments or plural_message(
+            gettext_noop("%(count)s comment on a sentence"),
+            gettext_noop("%(count)s comments on sentences"),
+            len(sentence_comments),
+        )
+        said = message(
+            gettext_noop("Report v%(version)s sent back: %(asked)s"), version=draft.version, asked=asked
+        )
         _draft_decide(
             draft,
             ReportDraft.Status.SENT_BACK,
             actor=actor,
-            message=message,
+            message=said,
             feedback=comments,
             sentence_comments=sentence_comments,
         )
-        task, message = draft.task, "The writer is revising the report."
+        task = draft.task
         task.transition(
             Status.WRITING,
             actor=actor,
             stage=Gate.REPORT_REVIEW,
-            message=message,
+            message=message(gettext_noop("The writer is revising the report.")),
             write_pass=task.write_pass + 1,
         )
         enqueue(Job.WRITE, task.pk)

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import transaction
 
 from researchapp.core.enums import INSUFFICIENT_MARK, FindingStatus, Resolution
+from researchapp.core.messages import Message, gettext_noop, message
 from researchapp.models import Finding, ResearchTask, SubQuestion
 from researchapp.pipeline import runner
 from researchapp.pipeline.collector.followup import followup_queries
@@ -19,7 +20,9 @@ def collection_enqueue(task: ResearchTask, subquestion_ids: list[int]) -> None:
         enqueue(Job.COLLECT, task.pk, subquestion_id, task.round)
 
 
-def start_followup_round(task: ResearchTask, subquestion_ids: list[int], *, stage: str, reason: str) -> None:
+def start_followup_round(
+    task: ResearchTask, subquestion_ids: list[int], *, stage: str, reason: Message
+) -> None:
     """Collect again, with new queries, for the sub-questions whose evidence is thin."""
     next_round = task.round + 1
     with transaction.atomic():
@@ -32,7 +35,12 @@ def start_followup_round(task: ResearchTask, subquestion_ids: list[int], *, stag
             Status.COLLECTING,
             stage=stage,
             round=next_round,
-            message=f"Follow-up round {next_round} for {len(subquestion_ids)} sub-questions: {reason}",
+            message=message(
+                gettext_noop("Follow-up round %(round)s for %(count)s sub-questions: %(reason)s"),
+                round=next_round,
+                count=len(subquestion_ids),
+                reason=reason,
+            ),
             data={"subquestions": subquestion_ids},
         )
         collection_enqueue(task, subquestion_ids)

@@ -8,18 +8,22 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from researchapp.core.messages import engine_word, gettext_noop, message, stage_word
+from researchapp.core.text import is_blank, visible_text
 from researchapp.models import Corpus, Event, ResearchTask, Stage
 from researchapp.pipeline import runner
 from researchapp.services.dispatch import Job, enqueue
+from researchapp.services.quota import quota_check
 from researchapp.services.rounds import collection_enqueue
 
 Status = ResearchTask.Status
 
 
 def validate_question(question: str) -> str:
-    question = (question or "").strip()
+    # Bidirectional controls and zero-width spaces are left out; a question of nothing else is empty.
+    question = visible_text(question or "").strip()
     limit = settings.RESEARCH["QUESTION_MAX_CHARS"]
-    if not question:
+    if is_blank(question):
         raise ValidationError(_("The question is empty. Type what you want researched."), code="empty")
     if len(question) > limit:
         raise ValidationError(
@@ -43,7 +47,10 @@ def task_submit(
     auto_approve: bool = False,
     search_provider: str | None = None,
     engine: str | None = None,
+    quota: bool = True,
 ) -> ResearchTask:
+    """A new task and its planning job. ``quota``: hold the owner to their submission limits
+    (``services.quota``); the server's own command line (``manage.py research``) does not."""
     question = validate_question(question)
     conf = settings.RESEARCH
     search_provider = search_provider or conf["SEARCH_PROVIDER"]
@@ -51,6 +58,8 @@ def task_submit(
     if corpus is None and search_provider == "local":
         corpus = Corpus.objects.filter(name=conf["DEFAULT_CORPUS"]).first()
     with transaction.atomic():
+        if quota:
+            quota_check(owner)
         task = ResearchTask.objects.create(
             question=question,
             owner=owner,
@@ -69,14 +78,20 @@ def task_submit(
             stage=Status.SUBMITTED,
             kind=Event.Kind.PROGRESS,
             actor=owner,
-            message=f"Submitted ({engine} engine, {search_provider} search).",
+            message=message(
+                gettext_noop("Submitted (%(engine)s engine, %(search)s search)."),
+                engine=engine_word(engine),
+                search=engine_word(search_provider),
+            ),
         )
         enqueue(Job.PLAN, task.pk)
     return task
 
 
 def task_cancel(*, task: ResearchTask, actor: User | None) -> None:
-    task.transition(Status.CANCELLED, actor=actor, stage=task.status, message="Cancelled.")
+    task.transition(
+        Status.CANCELLED, actor=actor, stage=task.status, message=message(gettext_noop("Cancelled."))
+    )
 
 
 def task_resume(*, task: ResearchTask, actor: User | None) -> None:
@@ -94,9 +109,10 @@ def task_resume(*, task: ResearchTask, actor: User | None) -> None:
                 Status(stage.value),
                 actor=actor,
                 stage=stage,
-                message=f"Resumed at {stage.label}.",
+                message=message(gettext_noop("Resumed at %(stage)s."), stage=stage_word(stage)),
                 failed_stage="",
                 failure_reason="",
+                failure_said={},
             )
         elif task.is_stalled:
             stage = Stage(task.status) if task.status in Stage.values else Stage.PLANNING
@@ -104,7 +120,10 @@ def task_resume(*, task: ResearchTask, actor: User | None) -> None:
                 task_id=task.pk,
                 stage=stage,
                 actor=actor,
-                message=f"Resumed at {stage.label}: no stage was queued or running for the task.",
+                message=message(
+                    gettext_noop("Resumed at %(stage)s: no stage was queued or running for the task."),
+                    stage=stage_word(stage),
+                ),
                 data={},
             )
         else:

@@ -32,7 +32,7 @@ from django.utils import timezone
 from researchapp.models import Event, ResearchTask, StageJob, StaleState
 from researchapp.services.dispatch import relay_unsent
 from researchapp.services.leases import lease_seconds
-from researchapp.services.stages import task_fail
+from researchapp.services.stage_harness import task_fail
 
 log = logging.getLogger(__name__)
 MAX_UNSTARTED_RESENDS = 3

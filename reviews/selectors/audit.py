@@ -92,18 +92,20 @@ def _event_line(event: Event) -> AuditLine:
     data, who = event.data or {}, _who(event.actor, _("system"))
     line = {"at": event.at, "task_id": event.task_id, "who": who}
     if event.kind == Event.Kind.PROGRESS:
-        return AuditLine(**line, kind="submission", what=_("Submitted the question"), note=event.message)
+        return AuditLine(**line, kind="submission", what=_("Submitted the question"), note=event.text)
     if event.kind == Event.Kind.EXPORT:
         what = _("Downloaded report v%(n)s (%(format)s)") % {
             "n": data.get("version", "?"),
-            "format": data.get("format", ""),
+            "format": {"markdown": "Markdown", "pdf": "PDF", "json": "JSON"}.get(
+                data.get("format"), data.get("format", "")
+            ),
         }
         return AuditLine(**line, kind="export", what=what)
     move = _move(event)
     if move:
         failed = data.get("to") == Status.FAILED
-        return AuditLine(**line, kind="error" if failed else "status", what=move, note=event.message)
-    return AuditLine(**line, kind="error" if event.kind == Event.Kind.ERROR else "status", what=event.message)
+        return AuditLine(**line, kind="error" if failed else "status", what=move, note=event.text)
+    return AuditLine(**line, kind="error" if event.kind == Event.Kind.ERROR else "status", what=event.text)
 
 
 def _decisions() -> QuerySet:

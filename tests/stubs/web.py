@@ -219,6 +219,9 @@ PAGES: dict[str, Callable[[_Handler, dict[str, str]], None]] = {
     "/loop-a": lambda h, q: h._redirect(302, "/loop-b"),
     "/loop-b": lambda h, q: h._redirect(302, "/loop-a"),
     "/to-other-loopback": lambda h, q: h._redirect(302, f"http://127.0.0.2:{h.server.server_port}/article-1"),
+    # Redirects to URLs that cannot be parsed: a port past 65535, an unclosed IPv6 bracket.
+    "/to-bad-port": lambda h, q: h._redirect(302, "http://127.0.0.1:99999/article-1"),
+    "/to-bad-host": lambda h, q: h._redirect(302, "http://[::1/article-1"),
     "/error-500": _raw(b"<html><body><p>server error</p></body></html>", "text/html", 500),
     "/rate-limited": _raw(b"slow down", "text/plain", 429, {"Retry-After": "1"}),
     "/forbidden": _raw(b"<html><body><p>no</p></body></html>", "text/html", 403),

@@ -56,6 +56,7 @@ class Command(BaseCommand):
                     corpus=corpus_row,
                     auto_approve=auto_approve,
                     search_provider="local" if corpus_row else None,
+                    quota=False,  # the server's own command line, not a person's submission
                 )
             except ValidationError as error:
                 raise CommandError(" ".join(error.messages)) from error

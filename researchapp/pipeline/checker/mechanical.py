@@ -16,6 +16,7 @@ from researchapp.pipeline.report import MARKER_LIKE, describe_claim, markers, re
 from researchapp.pipeline.report.document import ComputedFigure, document_from_json, figure_text
 from researchapp.pipeline.report.labels import WEAK_SECTION_NOTE
 from researchapp.pipeline.report.markdown import markdown_text
+from researchapp.pipeline.report.structure import structure_in
 from researchapp.pipeline.text.quantities import figure_value
 from researchapp.pipeline.text.support import figures_missing, support_problem
 from researchapp.pipeline.values import (
@@ -165,17 +166,19 @@ def computed_problems(
 
 def _markers_in_text(draft: Draft) -> list[CheckIssue]:
     """A claim's text holds no citation marker: markers come from its evidence ids alone, so a
-    model cannot make "[E999]" look like a citation."""
-    return [
-        CheckIssue(
-            "marker_in_claim",
-            f"Citation markers belong in evidence_ids, not in the text of {describe_claim(claim.text)}",
-            index,
-            claim=claim.text,
-        )
-        for index, claim in enumerate(draft.claims)
-        if MARKER_LIKE.search(claim.text)
-    ]
+    model cannot make "[E999]" look like a citation. Nor any other mark of the report's own
+    structure (``[证据不足]``, a heading, the desk's words on what sources do not state): from a
+    source or a model, they are text, and a claim holding one would pass for the report's own."""
+    issues = []
+    for index, claim in enumerate(draft.claims):
+        named = describe_claim(claim.text)
+        if MARKER_LIKE.search(claim.text):
+            message = f"Citation markers belong in evidence_ids, not in the text of {named}"
+            issues.append(CheckIssue("marker_in_claim", message, index, claim=claim.text))
+        elif found := structure_in(claim.text):
+            message = f"{found!r} is the report's own structure, not text a claim may hold: {named}"
+            issues.append(CheckIssue("structure_in_claim", message, index, claim=claim.text))
+    return issues
 
 
 def check_draft(draft: Draft, brief: Brief, ledger: Ledger) -> list[CheckIssue]:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from researchapp.core.messages import Message, english, gettext_noop, message, plural_message
 from researchapp.pipeline.collector.clusters import density
 from researchapp.pipeline.collector.passages import select_passages
 from researchapp.pipeline.collector.search import search_warning
@@ -28,7 +29,7 @@ _WORD = re.compile(r"[^\W_]+(?:[-'.][^\W_]+)*")
 @dataclass(frozen=True)
 class Coverage:
     status: str  # "covered", "uncovered", or "unknown" (the probe itself failed)
-    message: str
+    said: Message  # what it found, for the plan gate in the reader's language (``core.messages``)
     hits: int = 0
     best_relevance: float = 0.0
     warnings: tuple[StageWarning, ...] = ()  # a refused probe search, recorded on the task
@@ -37,10 +38,15 @@ class Coverage:
     def covered(self) -> bool:
         return self.status == "covered"
 
+    @property
+    def message(self) -> str:
+        return english(self.said)
+
     def as_json(self) -> dict:
         return {
             "status": self.status,
             "message": self.message,
+            "said": self.said,
             "hits": self.hits,
             "best_relevance": self.best_relevance,
         }
@@ -77,19 +83,29 @@ def probe(
             found = search.search(query, max_results=PROBE_RESULTS)
         except Exception as error:  # a provider's failure is a warning, as in collection
             warning = search_warning(error, query)
-            return Coverage("unknown", f"The probe search failed: {warning.message}", warnings=(warning,))
+            failed = message(
+                gettext_noop("The probe search failed: %(reason)s"), reason=warning.said or warning.message
+            )
+            return Coverage("unknown", failed, warnings=(warning,))
         for hit in found:
             hits.setdefault(hit.url, hit)
     if not hits:
-        return Coverage("uncovered", f"No source was found for {_quoted(queries)}.")
+        return Coverage(
+            "uncovered",
+            message(gettext_noop("No source was found for %(queries)s."), queries=_quoted(queries)),
+        )
     sources = [source_from_hit(index + 1, hit, fetcher) for index, hit in enumerate(hits.values())]
     passages = select_passages(subquestion, sources, question=question, closest=1)
     best = max((p.relevance for p in passages), default=0.0)
     if passages and passages[0].clears_bar:
         held = words_for(passages[0].matched_terms, f"{question} {subquestion.text}")
-        return Coverage(
-            "covered", f"{len(hits)} sources found; the best passage holds {_quoted(held)}.", len(hits), best
+        found = plural_message(
+            gettext_noop("%(count)s source found; the best passage holds %(words)s."),
+            gettext_noop("%(count)s sources found; the best passage holds %(words)s."),
+            len(hits),
+            words=_quoted(held),
         )
+        return Coverage("covered", found, len(hits), best)
     return Coverage("uncovered", _what_is_missing(subquestion, question, passages), len(hits), best)
 
 
@@ -104,16 +120,22 @@ def source_from_hit(source_id: int, hit: Hit, fetcher: Fetcher | None) -> Source
     return Source(source_id, hit.url, hit.title, text, density=density(text), cluster=f"p{source_id}")
 
 
-def _what_is_missing(subquestion: SubQuestion, question: str, passages: Sequence) -> str:
+def _what_is_missing(subquestion: SubQuestion, question: str, passages: Sequence) -> Message:
     asked = asked_of(subquestion, question)
     text = f"{question} {subquestion.text}"
     held = {term for passage in passages for term in passage.matched_terms}
     if asked.subject and not held & set(asked.subject):
-        return f"No source found mentions {_quoted(words_for(asked.subject, text))}."
+        return message(
+            gettext_noop("No source found mentions %(subject)s."),
+            subject=_quoted(words_for(asked.subject, text)),
+        )
     lacking = [term for term in (*asked.attributes, *asked.focus) if term not in held][:3]
     if lacking and asked.subject:
-        return (
-            f"No source mentions {_quoted(words_for(lacking, text))} together with "
-            f"{_quoted(words_for(asked.subject, text))}."
+        return message(
+            gettext_noop("No source mentions %(lacking)s together with %(subject)s."),
+            lacking=_quoted(words_for(lacking, text)),
+            subject=_quoted(words_for(asked.subject, text)),
         )
-    return "The sources found touch on it only in passing: no passage clears the relevance bar."
+    return message(
+        gettext_noop("The sources found touch on it only in passing: no passage clears the relevance bar.")
+    )

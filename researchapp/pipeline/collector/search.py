@@ -11,7 +11,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from researchapp.core.urls import normalize_url
 from researchapp.pipeline.collector import Progress
@@ -71,7 +71,7 @@ class _SearchOutcome:
 def search_warning(error: Exception, query: str) -> StageWarning:
     if isinstance(error, ProviderError):
         code = "rate_limited" if error.code == "rate_limited" or "429" in error.message else "search_failed"
-        return StageWarning(code=code, message=error.message, query=query)
+        return StageWarning(code=code, message=error.message, query=query, said=error.said)
     logger.exception("search provider raised an unexpected error for %r", query)
     return StageWarning(code="search_failed", message=f"{type(error).__name__}: {error}", query=query)
 
@@ -121,7 +121,9 @@ def _fetch(fetcher: Fetcher, ranked: _Ranked) -> Document | StageWarning:
     try:
         return fetcher.fetch(ranked.hit.url)
     except ProviderError as error:
-        return StageWarning(code=error.code, message=error.message, url=ranked.hit.url, query=ranked.query)
+        return StageWarning(
+            code=error.code, message=error.message, url=ranked.hit.url, query=ranked.query, said=error.said
+        )
     except Exception as error:  # a bug in one page's handling must not lose the others
         logger.exception("fetcher raised an unexpected error for %s", ranked.hit.url)
         return StageWarning(
@@ -130,6 +132,65 @@ def _fetch(fetcher: Fetcher, ranked: _Ranked) -> Document | StageWarning:
             url=ranked.hit.url,
             query=ranked.query,
         )
+
+
+@dataclass
+class _Fetched:
+    """What the fetch waves brought: documents with their hit's rank, warnings, pages reused, pages opened."""
+
+    documents: list[tuple[tuple[int, int], Document]] = field(default_factory=list)
+    warnings: list[StageWarning] = field(default_factory=list)
+    reused: list[str] = field(default_factory=list)
+    pages_opened: int = 0
+
+
+def _search_all(
+    queries: list[str],
+    search: SearchProvider,
+    *,
+    max_results: int,
+    workers: int,
+    rewrite_query: Callable[[str], str] | None,
+) -> list[_SearchOutcome]:
+    with ThreadPoolExecutor(max_workers=min(workers, len(queries)), thread_name_prefix="search") as pool:
+        return list(pool.map(lambda q: _run_search(search, q, max_results, rewrite_query), queries))
+
+
+def _fetch_in_waves(
+    to_fetch: list[_Ranked],
+    fetcher: Fetcher,
+    *,
+    known: set[str],
+    max_sources: int,
+    workers: int,
+    tell: Progress,
+) -> _Fetched:
+    """Fetch in rank order, in waves of the sources still missing, so a failed page makes room for
+    the next hit; a page the task already has (after redirects) is reused, one seen twice kept once."""
+    fetched = _Fetched()
+    seen_pages: set[str] = set()  # two hits may redirect to one page: keep it once
+    finished = 0
+    planned = min(len(to_fetch), max_sources)
+    tell("fetching", 0, planned)
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fetch") as pool:
+        while to_fetch and len(fetched.documents) < max_sources:
+            missing = max_sources - len(fetched.documents)
+            wave, to_fetch = to_fetch[:missing], to_fetch[missing:]
+            fetched.pages_opened += len(wave)
+            planned = max(planned, fetched.pages_opened)  # a failed page made room for the next hit
+            for ranked, result in zip(wave, pool.map(lambda r: _fetch(fetcher, r), wave), strict=True):
+                finished += 1
+                tell("fetching", finished, planned)
+                if isinstance(result, StageWarning):
+                    fetched.warnings.append(result)
+                    continue
+                page = normalize_url(result.final_url or result.url)
+                if page in known:
+                    fetched.reused.append(page)
+                elif page not in seen_pages:
+                    seen_pages.add(page)
+                    fetched.documents.append((ranked.rank, result))
+    return fetched
 
 
 def collect(
@@ -156,53 +217,24 @@ def collect(
 
     ``progress("fetching", opened, to_open)`` is told as pages are opened (in the calling thread).
     """
-    tell = progress or _silent
     queries = list(dict.fromkeys(q.strip() for q in subquestion.queries if q.strip())) or [subquestion.text]
     workers = max(1, concurrency)
-    with ThreadPoolExecutor(max_workers=min(workers, len(queries)), thread_name_prefix="search") as pool:
-        outcomes = list(pool.map(lambda q: _run_search(search, q, max_results, rewrite_query), queries))
-    warnings = [warning for outcome in outcomes for warning in outcome.warnings]
-
+    outcomes = _search_all(
+        queries, search, max_results=max_results, workers=workers, rewrite_query=rewrite_query
+    )
     known = {normalize_url(url) for url in known_urls}
-    reused: list[str] = []
-    to_fetch: list[_Ranked] = []
-    for ranked in _merge_hits(outcomes):
-        if ranked.key in known:
-            reused.append(ranked.key)
-        else:
-            to_fetch.append(ranked)
-
-    documents: list[tuple[tuple[int, int], Document]] = []
-    seen_pages: set[str] = set()  # two hits may redirect to one page: keep it once
-    pages_opened = 0
-    finished = 0
-    planned = min(len(to_fetch), max_sources)
-    tell("fetching", 0, planned)
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fetch") as pool:
-        while to_fetch and len(documents) < max_sources:
-            missing = max_sources - len(documents)
-            wave, to_fetch = to_fetch[:missing], to_fetch[missing:]
-            pages_opened += len(wave)
-            planned = max(planned, pages_opened)  # a failed page made room for the next hit
-            for ranked, result in zip(wave, pool.map(lambda r: _fetch(fetcher, r), wave), strict=True):
-                finished += 1
-                tell("fetching", finished, planned)
-                if isinstance(result, StageWarning):
-                    warnings.append(result)
-                    continue
-                page = normalize_url(result.final_url or result.url)
-                if page in known:
-                    reused.append(page)
-                elif page not in seen_pages:
-                    seen_pages.add(page)
-                    documents.append((ranked.rank, result))
-
+    ranked = _merge_hits(outcomes)
+    reused = [hit.key for hit in ranked if hit.key in known]
+    to_fetch = [hit for hit in ranked if hit.key not in known]
+    fetched = _fetch_in_waves(
+        to_fetch, fetcher, known=known, max_sources=max_sources, workers=workers, tell=progress or _silent
+    )
     return CollectResult(
-        documents=tuple(doc for _, doc in sorted(documents, key=lambda item: item[0])),
-        warnings=tuple(warnings),
-        reused_urls=tuple(dict.fromkeys(reused)),
+        documents=tuple(doc for _, doc in sorted(fetched.documents, key=lambda item: item[0])),
+        warnings=(*(warning for outcome in outcomes for warning in outcome.warnings), *fetched.warnings),
+        reused_urls=tuple(dict.fromkeys([*reused, *fetched.reused])),
         searches=sum(outcome.searches for outcome in outcomes),
-        pages_opened=pages_opened,
+        pages_opened=fetched.pages_opened,
     )
 
 

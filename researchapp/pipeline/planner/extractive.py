@@ -263,12 +263,6 @@ def _as_written(option: str, question: str) -> str:
     return option
 
 
-UNCHANGED_NOTE = (
-    "The feedback named no sub-question to drop and no aspect to add, so this version is "
-    "the rejected one unchanged; edit it here."
-)
-
-
 class ExtractivePlanner:
     """``Planner`` without a model: the same question always gives the same plan."""
 
@@ -290,5 +284,4 @@ class ExtractivePlanner:
         plan = plan_extractive(
             question, depth=depth, feedback=feedback, dimensions=dimensions, previous=previous
         )
-        self.note = UNCHANGED_NOTE if previous is not None and plan == previous else ""
         return plan

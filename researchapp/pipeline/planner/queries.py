@@ -91,9 +91,9 @@ def topic_words(text: str, reading: Reading) -> str:
     """
     if reading.chinese or cjk_count(text) >= 2:
         rest = text
-        for known in sorted((*reading.options, reading.subject, reading.key_terms), key=len, reverse=True):
-            if known:
-                rest = rest.replace(known, " ")
+        for part in sorted((*reading.options, reading.subject, reading.key_terms), key=len, reverse=True):
+            if part:
+                rest = rest.replace(part, " ")
         return keywords(_ZH_ASKING.sub(" ", rest))[:40]
     known = {word.lower() for word in re.findall(r"[^\W_]+", f"{reading.key_terms} {reading.subject}")}
     known |= {word.lower() for option in reading.options for word in re.findall(r"[^\W_]+", option)}

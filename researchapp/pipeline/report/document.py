@@ -170,7 +170,7 @@ class Document:
 
     def quoted_ids(self) -> list[int]:
         """Evidence ids whose quotes the document shows in full as records (disputes and gaps)."""
-        records = [*self.disputes, *self.gaps, *self.hypotheses]
+        records: list[Dispute | Gap | TestedHypothesis] = [*self.disputes, *self.gaps, *self.hypotheses]
         found = [p.evidence_id for record in records for p in record.passages]
         return list(dict.fromkeys([*found, *self.computed_ids()]))
 
@@ -183,9 +183,7 @@ def document_json(document: Document) -> dict[str, Any]:
     return asdict(document)
 
 
-def _statement(data: dict[str, Any] | None) -> Statement | None:
-    if not data:
-        return None
+def _statement(data: dict[str, Any]) -> Statement:
     return Statement(
         str(data["text"]), tuple(int(i) for i in data.get("evidence_ids", ())), str(data.get("answer", ""))
     )
@@ -195,69 +193,75 @@ def _passages(items: list[dict[str, Any]]) -> tuple[Passage, ...]:
     return tuple(Passage(int(item["evidence_id"]), str(item["role"])) for item in items)
 
 
+def _section(item: dict[str, Any]) -> Section:
+    return Section(
+        subquestion_id=int(item["subquestion_id"]),
+        heading=str(item["heading"]),
+        statements=tuple(_statement(s) for s in item.get("statements", ())),
+        note=str(item.get("note", "")),
+        answer=str(item.get("answer", "")),
+    )
+
+
+def _dispute(item: dict[str, Any]) -> Dispute:
+    claim = item.get("claim")
+    return Dispute(
+        finding_id=int(item["finding_id"]),
+        subquestion_id=int(item["subquestion_id"]),
+        topic=str(item["topic"]),
+        claim=_statement(claim) if claim else None,
+        passages=_passages(item.get("passages", [])),
+        decision=Decision(**item.get("decision", {})),
+    )
+
+
+def _gap(item: dict[str, Any]) -> Gap:
+    return Gap(
+        finding_id=int(item["finding_id"]),
+        subquestion_id=int(item["subquestion_id"]),
+        statement=str(item["statement"]),
+        searched=tuple(str(q) for q in item.get("searched", ())),
+        passages=_passages(item.get("passages", [])),
+        decision=Decision(**item.get("decision", {})),
+    )
+
+
+def _hypothesis(item: dict[str, Any]) -> TestedHypothesis:
+    return TestedHypothesis(
+        hypothesis_id=int(item["hypothesis_id"]),
+        statement=str(item["statement"]),
+        supports_if=str(item.get("supports_if", "")),
+        refutes_if=str(item.get("refutes_if", "")),
+        passages=_passages(item.get("passages", [])),
+        decision=Decision(**item.get("decision", {})),
+    )
+
+
+def _computed(item: dict[str, Any]) -> ComputedFigure:
+    return ComputedFigure(
+        finding_id=int(item["finding_id"]),
+        subquestion_id=int(item["subquestion_id"]),
+        description=str(item["description"]),
+        code=str(item["code"]),
+        result=float(item["result"]),
+        inputs=tuple(
+            ComputedInput(str(i["name"]), int(i["evidence_id"]), int(i["number"]), float(i["value"]))
+            for i in item.get("inputs", ())
+        ),
+    )
+
+
 def document_from_json(data: dict[str, Any]) -> Document:
     """The stored document (``ReportDraft.document``) as values again."""
     return Document(
         title=str(data.get("title", "")),
         answer=tuple(_statement(item) for item in data.get("answer", ())),
         answer_is_summary=bool(data.get("answer_is_summary", False)),
-        sections=tuple(
-            Section(
-                subquestion_id=int(item["subquestion_id"]),
-                heading=str(item["heading"]),
-                statements=tuple(_statement(s) for s in item.get("statements", ())),
-                note=str(item.get("note", "")),
-                answer=str(item.get("answer", "")),
-            )
-            for item in data.get("sections", ())
-        ),
-        disputes=tuple(
-            Dispute(
-                finding_id=int(item["finding_id"]),
-                subquestion_id=int(item["subquestion_id"]),
-                topic=str(item["topic"]),
-                claim=_statement(item.get("claim")),
-                passages=_passages(item.get("passages", [])),
-                decision=Decision(**item.get("decision", {})),
-            )
-            for item in data.get("disputes", ())
-        ),
-        gaps=tuple(
-            Gap(
-                finding_id=int(item["finding_id"]),
-                subquestion_id=int(item["subquestion_id"]),
-                statement=str(item["statement"]),
-                searched=tuple(str(q) for q in item.get("searched", ())),
-                passages=_passages(item.get("passages", [])),
-                decision=Decision(**item.get("decision", {})),
-            )
-            for item in data.get("gaps", ())
-        ),
-        hypotheses=tuple(
-            TestedHypothesis(
-                hypothesis_id=int(item["hypothesis_id"]),
-                statement=str(item["statement"]),
-                supports_if=str(item.get("supports_if", "")),
-                refutes_if=str(item.get("refutes_if", "")),
-                passages=_passages(item.get("passages", [])),
-                decision=Decision(**item.get("decision", {})),
-            )
-            for item in data.get("hypotheses", ())
-        ),
-        computed=tuple(
-            ComputedFigure(
-                finding_id=int(item["finding_id"]),
-                subquestion_id=int(item["subquestion_id"]),
-                description=str(item["description"]),
-                code=str(item["code"]),
-                result=float(item["result"]),
-                inputs=tuple(
-                    ComputedInput(str(i["name"]), int(i["evidence_id"]), int(i["number"]), float(i["value"]))
-                    for i in item.get("inputs", ())
-                ),
-            )
-            for item in data.get("computed", ())
-        ),
+        sections=tuple(_section(item) for item in data.get("sections", ())),
+        disputes=tuple(_dispute(item) for item in data.get("disputes", ())),
+        gaps=tuple(_gap(item) for item in data.get("gaps", ())),
+        hypotheses=tuple(_hypothesis(item) for item in data.get("hypotheses", ())),
+        computed=tuple(_computed(item) for item in data.get("computed", ())),
         not_stated=tuple(str(text) for text in data.get("not_stated", ())),
         responses=tuple(str(text) for text in data.get("responses", ())),
     )

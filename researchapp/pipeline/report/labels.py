@@ -24,10 +24,15 @@ def report_language(title: str) -> str:
 
 
 class _Decided(Protocol):
-    resolution: str
-    by: str
-    at: str
-    note: str
+    # Read-only, as the frozen ``Decision`` value has them.
+    @property
+    def resolution(self) -> str: ...
+    @property
+    def by(self) -> str: ...
+    @property
+    def at(self) -> str: ...
+    @property
+    def note(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,7 @@ class Labels:
     tokens: str
     note: str
     accessed: str
+    claimed_address: str  # a corpus document's URL: what its corpus file says, not opened
     characters: str
     relevance: str
     by: str  # "by {who}"
@@ -94,6 +100,11 @@ class Labels:
     roles: Mapping[str, str] = field(default_factory=dict)
     notes: Mapping[str, str] = field(default_factory=dict)  # English note → this language's
     decisions: Mapping[str, str] = field(default_factory=dict)
+    engines: Mapping[str, str] = field(default_factory=dict)  # engine and search codes → names
+
+    def engine_name(self, code: str) -> str:
+        """An engine or a search provider ("extractive", "local") as this language names it."""
+        return self.engines.get(code, code)
 
     def role(self, role: str) -> str:
         return self.roles.get(role, role.capitalize())
@@ -176,6 +187,7 @@ EN = Labels(
     tokens="Model tokens (in / out)",
     note="Note",
     accessed="accessed",
+    claimed_address="address claimed by the corpus, not verified",
     characters="characters",
     relevance="relevance",
     by="by {who}",
@@ -194,6 +206,12 @@ EN = Labels(
     invented_sources="Invented sources.",
     not_in_ledger="not in the ledger",
     not_in_this_ledger="Not in this report’s ledger",
+    engines={
+        "extractive": "extractive",
+        "openai": "OpenAI-compatible",
+        "local": "local corpus",
+        "tavily": "Tavily",
+    },
     roles={
         "supports": "Says so",
         "contradicts": "Disagrees",
@@ -252,6 +270,7 @@ ZH = Labels(
     tokens="模型词元（输入 / 输出）",
     note="注",
     accessed="访问于",
+    claimed_address="语料库所称的地址，未经核实",
     characters="字符",
     relevance="相关度",
     by="由 {who}",
@@ -270,6 +289,7 @@ ZH = Labels(
     invented_sources="虚构的来源。",
     not_in_ledger="不在证据账本中",
     not_in_this_ledger="不在本报告的证据账本中",
+    engines={"extractive": "抽取式", "openai": "OpenAI 兼容模型", "local": "本地语料库", "tavily": "Tavily"},
     answer_is="答",
     not_stated="来源未说明",
     answered_above="答案见上",

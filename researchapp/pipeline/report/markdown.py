@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 
 from researchapp.core.enums import INSUFFICIENT_MARK
+from researchapp.core.text import visible_text
 from researchapp.pipeline.report import markers
 from researchapp.pipeline.report.document import (
     READ_FROM,
@@ -53,8 +54,9 @@ STATED_ABOVE_LINE = STATED_ABOVE_NOTE
 
 
 def markdown_text(text: str) -> str:
-    """``text`` as one line of Markdown that renders as exactly its characters (whitespace collapsed)."""
-    line = " ".join(text.split())
+    """``text`` as one line of Markdown that renders as exactly its characters (whitespace collapsed,
+    bidirectional controls and zero-width spaces left out: they would reorder or hide what is shown)."""
+    line = " ".join(visible_text(text).split())
     line = _MARKUP.sub(r"\\\1", line)
     line = _URL_COLON.sub(r"\\:", line)
     line = _WWW.sub(r"\1\\.", line)
@@ -119,7 +121,8 @@ def code_block(code: str) -> list[str]:
     the code can close the block early, and nothing inside a block is Markdown."""
     runs = [len(run) for run in re.findall(r"`+", code)]
     fence = "`" * max(3, max(runs, default=0) + 1)
-    return [f"{fence}python", *code.replace("\r\n", "\n").replace("\r", "\n").split("\n"), fence]
+    lines = visible_text(code).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return [f"{fence}python", *lines, fence]
 
 
 def _computed_lines(figure: ComputedFigure, passage: Callable[[Passage], str], labels: Labels) -> list[str]:

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
+from researchapp.core.messages import gettext_noop, message
 from researchapp.core.urls import normalize_url
 from researchapp.models import Event, Evidence, ResearchTask, Source, Stage, SubQuestion
 from researchapp.pipeline.collector import Collector
@@ -111,8 +112,16 @@ def run_collect(
         task=task,
         stage=Stage.COLLECTING,
         kind=Event.Kind.PROGRESS,
-        message=f"Sub-question {subquestion.order + 1}: {len(stored)} new sources, "
-        f"{len(reused)} already known, {len(result.warnings)} warnings.",
+        message=message(
+            gettext_noop(
+                "Sub-question %(number)s: %(new)s new sources, %(known)s already known, "
+                "%(warnings)s warnings."
+            ),
+            number=subquestion.order + 1,
+            new=len(stored),
+            known=len(reused),
+            warnings=len(result.warnings),
+        ),
         data={"subquestion": subquestion.pk, "round": round_no, "sources": [s.pk for s in stored]},
     )
     return True

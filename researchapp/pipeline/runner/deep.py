@@ -20,6 +20,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from researchapp.core.messages import Message, gettext_noop, message
 from researchapp.core.urls import normalize_url
 from researchapp.models import Event, Evidence, ResearchTask, Stage, Step, SubQuestion
 from researchapp.pipeline.collector.hops import bridge_queries
@@ -67,11 +68,25 @@ def run_deep(task: ResearchTask, subquestion: SubQuestion, round_no: int) -> boo
         task=task,
         stage=Stage.COLLECTING,
         kind=Event.Kind.PROGRESS,
-        message=f"Sub-question {subquestion.order + 1}: deep research took {steps.count()} steps"
-        + (f"; {last.error}" if last and last.status == Status.STOPPED else "."),
+        message=_deep_done(subquestion.order + 1, steps.count(), last),
         data={"subquestion": subquestion.pk, "round": round_no, "budget": last.budget if last else ""},
     )
     return True
+
+
+def _deep_done(number: int, count: int, last: Step | None) -> Message:
+    if last and last.status == Status.STOPPED:
+        return message(
+            gettext_noop("Sub-question %(number)s: deep research took %(count)s steps; %(why)s"),
+            number=number,
+            count=count,
+            why=last.error,
+        )
+    return message(
+        gettext_noop("Sub-question %(number)s: deep research took %(count)s steps."),
+        number=number,
+        count=count,
+    )
 
 
 class Loop:

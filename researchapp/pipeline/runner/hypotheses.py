@@ -7,6 +7,7 @@ from datetime import UTC
 from django.db import transaction
 
 from researchapp.core.enums import HypothesisStance
+from researchapp.core.messages import engine_word, english, gettext_noop, message, plural_message
 from researchapp.models import Event, Evidence, Finding, Hypothesis, HypothesisEvidence, ResearchTask, Stage
 from researchapp.pipeline import values
 from researchapp.pipeline.analyser.hypotheses import ProposedHypothesis, propose_extractive
@@ -44,10 +45,20 @@ def run_hypotheses(task: ResearchTask, *, round_no: int = 1) -> list[Hypothesis]
             task=task,
             stage=Stage.ANALYSING,
             kind=Event.Kind.PROGRESS,
-            message=f"{len(new)} hypotheses proposed ({proposer}).",
+            message=plural_message(
+                gettext_noop("%(count)s hypothesis proposed (%(proposer)s)."),
+                gettext_noop("%(count)s hypotheses proposed (%(proposer)s)."),
+                len(new),
+                proposer=engine_word(proposer),
+            ),
             data={"hypotheses": new, "round": round_no},
         )
     return stored
+
+
+def _hypotheses_failed(error: ProviderError) -> values.StageWarning:
+    said = message(gettext_noop("%(reason)s; extractive hypotheses used"), reason=error.said or error.message)
+    return values.StageWarning(code="hypotheses_failed", message=english(said), said=said)
 
 
 def propose_for(
@@ -64,11 +75,7 @@ def propose_for(
         record_warnings(
             task,
             Stage.ANALYSING,
-            [
-                values.StageWarning(
-                    code="hypotheses_failed", message=f"{error.message}; extractive hypotheses used"
-                )
-            ],
+            [_hypotheses_failed(error)],
         )
         return propose_extractive(task.question, findings), "extractive"
     record_usage(task, usage)

@@ -14,11 +14,14 @@ from researchapp.pipeline.collector.dimensions import probe_dimensions
 from researchapp.pipeline.collector.probe import Coverage, probe
 from researchapp.pipeline.planner.checks import validated_plan
 from researchapp.pipeline.planner.extractive import plan_extractive
+from researchapp.pipeline.planner.feedback import read_feedback
+from researchapp.pipeline.planner.feedback_notes import feedback_notes
 from researchapp.pipeline.planner.queries import queries_in_language
 from researchapp.pipeline.runner.collect import corpus_common_terms
 from researchapp.pipeline.runner.rows import record_usage, record_warnings, subquestion_value
 from researchapp.pipeline.runner.wiring import collector_for, local_corpus, planner_for
 from researchapp.pipeline.text.crosslang import text_language
+from researchapp.pipeline.text.question import read_question
 from researchapp.pipeline.values import UsageLog
 
 
@@ -26,7 +29,7 @@ def run_plan(task: ResearchTask) -> Plan:
     """1. Reuse a draft plan if one is waiting (a re-run). 2. Otherwise ask the task's planner
     (``wiring.planner_for``: with a model, the template planner stands in for an answer rejected
     twice); after a rejection, to revise the rejected version by its feedback. 3. Store the plan,
-    who drafted it and why, and its sub-questions in one transaction."""
+    who drafted it and why, what the feedback did to it, and its sub-questions in one transaction."""
     latest = task.plans.latest_version()
     if latest and latest.status == Plan.Status.DRAFT:
         return latest
@@ -46,6 +49,9 @@ def run_plan(task: ResearchTask) -> Plan:
     plan = in_corpus_language(
         task, validated_plan(proposed, template, question=task.question, common=corpus_common_terms(task))
     )
+    revision_notes = revised_notes(
+        task.question, previous, feedback, plan, by_rules=planner.name == "extractive"
+    )
     with transaction.atomic():
         stored = Plan.objects.create(
             task=task,
@@ -53,12 +59,25 @@ def run_plan(task: ResearchTask) -> Plan:
             intent=plan.intent.value,
             engine=planner.name,
             engine_note=planner.note,
+            revision_notes=list(revision_notes),
         )
         SubQuestion.objects.bulk_create(
             SubQuestion(plan=stored, order=i, text=sq.text, rationale=sq.rationale, queries=list(sq.queries))
             for i, sq in enumerate(plan.subquestions)
         )
     return stored
+
+
+def revised_notes(
+    question: str, previous: values.Plan | None, feedback: str, plan: values.Plan, *, by_rules: bool
+) -> tuple[dict, ...]:
+    """What the feedback did to ``previous``, edit by edit, judged on the ``plan`` that came out (none
+    for a first version)."""
+    if previous is None:
+        return ()
+    reading = read_question(question)
+    edits = read_feedback(reading, previous, feedback)
+    return feedback_notes(reading, previous, edits, plan, by_rules=by_rules)
 
 
 def in_corpus_language(task: ResearchTask, plan: values.Plan) -> values.Plan:

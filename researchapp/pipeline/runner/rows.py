@@ -10,6 +10,7 @@ from typing import Any
 from django.db.models import F, Model
 
 from researchapp.core.enums import FindingStatus, Resolution, Stance
+from researchapp.core.messages import english
 from researchapp.models import Event, Evidence, Finding, LLMCall, ResearchTask, Source, SubQuestion
 from researchapp.pipeline import values
 from researchapp.pipeline.report import paper_reference
@@ -109,8 +110,13 @@ def record_warnings(task: ResearchTask, stage: str, warnings: Iterable[values.St
             task=task,
             stage=stage,
             kind=Event.Kind.WARNING,
-            message=warning.message,
-            data={"code": warning.code, "url": warning.url, "query": warning.query},
+            message=english(warning.said) if warning.said else warning.message,
+            data={
+                "code": warning.code,
+                "url": warning.url,
+                "query": warning.query,
+                **({"said": warning.said} if warning.said else {}),
+            },
         )
         for warning in warnings
     )

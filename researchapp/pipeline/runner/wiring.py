@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db.models import Count, Max
 
-from researchapp.core.enums import ModelStage
+from researchapp.core.enums import CORPUS_EXTRACTION, ModelStage
 from researchapp.models import CorpusDocument, ResearchTask
 from researchapp.pipeline.analyser import Analyser
 from researchapp.pipeline.analyser.extractive import ExtractiveAnalyser
@@ -129,7 +129,9 @@ def local_corpus(task: ResearchTask) -> LocalCorpus:
         _corpus_cache.clear()
         _corpus_cache[key] = LocalCorpus(
             [
-                Document(url=d.url, title=d.title, text=d.text, published=d.published, extraction="corpus")
+                Document(
+                    url=d.url, title=d.title, text=d.text, published=d.published, extraction=CORPUS_EXTRACTION
+                )
                 for d in docs.order_by("id")
             ]
         )

@@ -358,7 +358,7 @@ def read_english(text: str, fallback_topic: str = "") -> Request:
         named = tidy(labelled.group("topic") or labelled.group("title")) if labelled else ""
         if named and len(named.split()) <= MAX_TOPIC_WORDS:
             topics.append(named)
-            if labelled.group("topic"):
+            if labelled and labelled.group("topic"):
                 continue
         for clause in _JOINED_REQUEST.split(sentence):
             ask = _ask_of(clause)

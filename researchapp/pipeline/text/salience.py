@@ -159,13 +159,13 @@ def asked_of(subquestion: SubQuestion, question: str = "") -> Asked:
     terms = tuple(_content(tokenize(text))) or subject
     head = asked_for(question or subquestion.text)
     # What the question asks for binds every sub-question: evidence for "what does X cost" names a price.
-    attributes = [*head, *(t for t in focus if t in ATTRIBUTES)]
+    asked_attributes = [*head, *(t for t in focus if t in ATTRIBUTES)]
     # A comparison's own criterion ("including their fire safety") binds the sub-question that asks it:
     # pages that name both batteries but never their fire safety do not answer it.
     criterion = _content(tokenize(read_question(question).criterion)) if question else []
     if criterion and set(criterion) <= set(tokenize(subquestion.text)) and subquestion.text != question:
-        attributes += criterion
-    attributes = tuple(dict.fromkeys(attributes))
+        asked_attributes += criterion
+    attributes = tuple(dict.fromkeys(asked_attributes))
     asking = question or subquestion.text
     figure = _figure_asked(asking, head)
     exact = tuple(term for term in dict.fromkeys(tokenize(asking)) if any(ch.isdigit() for ch in term))

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from researchapp.pipeline.report.structure import structure_in
 from researchapp.pipeline.text.sentences import CLOSING, FULL_STOPS, is_heading_line
 from researchapp.pipeline.values import Claim, SubQuestion
 from researchapp.pipeline.writer.render import ANSWER_SECTION
@@ -35,11 +36,13 @@ def display_text(sentence: str) -> str:
 
 
 def is_clean_sentence(sentence: str) -> bool:
-    """A whole sentence: not a heading, not a fragment, ending on a full stop."""
+    """A whole sentence: not a heading, not a fragment, ending on a full stop, and holding no mark of
+    the report's own structure ("[证据不足]", "[E3]", "To verify:"), which from a source is text."""
     return (
         not is_heading_line(sentence)
         and len(sentence.split()) >= MIN_SENTENCE_WORDS
         and sentence.rstrip(CLOSING).endswith(FULL_STOPS)
+        and not structure_in(sentence)
     )
 
 

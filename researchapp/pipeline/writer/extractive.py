@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from researchapp.core.enums import FindingStatus, Resolution, Stance
 from researchapp.pipeline.report import report_bucket
+from researchapp.pipeline.report.structure import structure_in, structure_spans
 from researchapp.pipeline.text.relevance import GENERIC_TERMS, says_the_same
 from researchapp.pipeline.text.sentences import best_sentence, split_sentences
 from researchapp.pipeline.text.tokens import tokenize
@@ -66,19 +67,25 @@ def _claim_for(finding: ReviewedFinding, terms: Sequence[str], bad_ids: set[int]
         return None
     holding = [item for item in kept if finding.statement and finding.statement in item.quote]
     best = holding[0] if holding else kept[0]
-    if finding.answer and holding and is_answer_piece(finding.statement):
+    if (
+        finding.answer
+        and holding
+        and is_answer_piece(finding.statement)
+        and not structure_in(finding.statement)
+    ):
         ids = [item.id for item in holding] + [
             item.id for item in kept if item not in holding and finding.answer in item.quote
         ]
         return Claim(display_text(finding.statement), tuple(ids), str(finding.subquestion_id), finding.answer)
-    if finding.statement and finding.statement in best.quote:
+    if finding.statement and finding.statement in best.quote and not structure_in(finding.statement):
         sentence = finding.statement
     else:
+        # The best other sentence of the quote: one holding "[证据不足]" or "[E3]" is text, never a claim.
         wanted = list(dict.fromkeys([*tokenize(finding.statement), *terms]))
-        # A sentence about the writer's own doings ("We tested ... in our climate chamber") or a
-        # page's navigation is never a statement: the sentence is chosen among the others.
+        # A sentence about the writer's own doings ("We tested ... in our climate chamber"), a page's
+        # navigation or a mark of the report's own structure is never a statement.
         aside = [(s, e) for s, e in split_sentences(best.quote) if not bears_on_a_question(best.quote[s:e])]
-        picked = best_sentence(best.quote, wanted, avoid=aside)
+        picked = best_sentence(best.quote, wanted, avoid=[*structure_spans(best.quote), *aside])
         if picked is None:
             return None
         (start, end), _ = picked

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from researchapp.core.enums import INSUFFICIENT_MARK, Resolution
+from researchapp.core.enums import INSUFFICIENT_MARK, FindingStatus, Resolution
 from researchapp.pipeline.report import report_bucket, stated_elsewhere
 from researchapp.pipeline.report.document import (
     CLOSEST,
@@ -108,12 +108,20 @@ def _gap(finding: ReviewedFinding) -> Gap:
     return Gap(
         finding_id=finding.id,
         subquestion_id=finding.subquestion_id,
-        statement=finding.statement.replace(INSUFFICIENT_MARK, "").strip(),  # renderers write the mark
+        statement=_gap_statement(finding),
         searched=finding.searched,
         # The closest passages that did not clear the bar: quoted as what was found, never cited.
         passages=tuple(Passage(link.evidence_id, CLOSEST) for link in finding.links),
         decision=_decision(finding),
     )
+
+
+def _gap_statement(finding: ReviewedFinding) -> str:
+    """The analyser opens an insufficient finding's statement with its mark, which the renderers
+    write themselves; the same characters anywhere else (a source's own sentence) are text."""
+    if finding.status is FindingStatus.INSUFFICIENT:
+        return finding.statement.removeprefix(INSUFFICIENT_MARK).strip()
+    return finding.statement
 
 
 def _why_no_claims(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from researchapp.providers.academic import Paper, doi_url, normalize_doi
-from researchapp.providers.academic.transport import get, json_body, make_client, malformed
+from researchapp.providers.academic.transport import get, json_body, json_object, make_client, malformed
 
 # Only the fields we read: a smaller answer, and the API documents ``select`` for exactly this.
 SELECT = "id,doi,display_name,publication_year,authorships,primary_location,abstract_inverted_index"
@@ -54,8 +54,8 @@ def paper_from_work(work: Any) -> Paper | None:
     if not title or not text:
         return None
     doi = normalize_doi(work.get("doi"))
-    location = work.get("primary_location") if isinstance(work.get("primary_location"), dict) else {}
-    source = location.get("source") if isinstance(location.get("source"), dict) else {}
+    location = json_object(work.get("primary_location"))
+    source = json_object(location.get("source"))
     url = doi_url(doi) or str(location.get("landing_page_url") or work.get("id") or "")
     if not url.startswith(("http://", "https://")):
         return None

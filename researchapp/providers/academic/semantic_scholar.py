@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from researchapp.providers.academic import Paper, doi_url, normalize_doi
-from researchapp.providers.academic.transport import get, json_body, make_client, malformed
+from researchapp.providers.academic.transport import get, json_body, json_object, make_client, malformed
 
 FIELDS = "title,abstract,authors,venue,year,externalIds,url,openAccessPdf"
 MAX_LIMIT = 100
@@ -47,7 +47,7 @@ def paper_from_result(item: Any) -> Paper | None:
     text = str(item.get("abstract") or "").strip()
     if not title or not text:
         return None
-    ids = item.get("externalIds") if isinstance(item.get("externalIds"), dict) else {}
+    ids = json_object(item.get("externalIds"))
     doi = normalize_doi(ids.get("DOI"))
     url = doi_url(doi) or str(item.get("url") or "")
     if not url.startswith(("http://", "https://")):

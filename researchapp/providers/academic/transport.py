@@ -45,6 +45,11 @@ def get(client: httpx.Client, path: str, params: Mapping[str, Any], *, where: st
     return response
 
 
+def json_object(value: Any) -> dict[str, Any]:
+    """A field of an answer that should hold a JSON object: that object, or an empty one if it does not."""
+    return value if isinstance(value, dict) else {}
+
+
 def json_body(response: httpx.Response, *, where: str) -> dict[str, Any]:
     try:
         body = response.json()

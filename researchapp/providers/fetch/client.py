@@ -112,6 +112,12 @@ def _network_errors(url: str) -> Iterator[None]:
         ) from error
     except httpx.DecodingError as error:
         raise _error(f"could not decode the response of {url}: {error}", "bad_response") from error
+    except httpx.RemoteProtocolError as error:
+        if str(error).startswith("Invalid URL in location header"):  # httpx parses Location first
+            raise _error(f"{url} redirects to a malformed URL ({error})", "bad_redirect") from error
+        raise _error(
+            f"could not fetch {url}: {type(error).__name__}: {error}", "unavailable", retryable=True
+        ) from error
     except (httpx.TransportError, OSError) as error:
         raise _error(
             f"could not fetch {url}: {type(error).__name__}: {error}", "unavailable", retryable=True
@@ -126,6 +132,13 @@ def _media_type(header: str) -> tuple[str, str | None]:
     return message.get_content_type() if header else "", (
         charset.lower() if isinstance(charset, str) else None
     )
+
+
+def _redirect_target(current: str, location: str) -> str:
+    try:
+        return urljoin(current, location.strip())
+    except ValueError as error:  # "Location: http://[::1/x" cannot even be joined
+        raise _error(f"{current} redirects to a malformed URL ({error})", "bad_redirect") from error
 
 
 def _status_error(status: int, url: str) -> ProviderError:
@@ -202,19 +215,20 @@ class HttpFetcher:
         """1. Check the URL with the guard. 2. Request it. 3. On a redirect, go to 1 with the target.
         4. Refuse bad statuses and types before reading. 5. Read up to the cap. 6. Extract."""
         current = url
-        visited = {normalize_url(url)}
+        visited: set[str] = set()
         for _hop in range(self.config.max_redirects + 1):
+            # The guard first: it refuses, with the reason, a URL it cannot parse (a port past 65535).
             check_url(current, allowed_hosts=self.config.allowed_hosts, resolve=self.resolve)
+            visited.add(normalize_url(current))
             with (
                 _network_errors(current),
                 self._client.stream("GET", current, timeout=self._timeout(deadline)) as response,
             ):
                 location = response.headers.get("location")
                 if response.status_code in REDIRECT_STATUSES and location:
-                    target = urljoin(current, location.strip())
+                    target = _redirect_target(current, location)
                     if normalize_url(target) in visited:
                         raise _error(f"redirect loop: {current} leads back to {target}", "redirect_loop")
-                    visited.add(normalize_url(target))
                     current = target
                     continue
                 if not 200 <= response.status_code < 300:

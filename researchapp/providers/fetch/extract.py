@@ -23,10 +23,6 @@ from trafilatura.utils import load_html
 
 from researchapp.providers.base import ProviderError
 
-# favor_precision scored best on the real-page extraction set (word 4-shingle F1 0.974 against
-# 0.966 for the defaults and 0.965 for favor_recall), and is no slower than the defaults.
-EXTRACT_OPTIONS = {"include_comments": False, "favor_precision": True}
-
 # WHATWG's encoding labels, where they differ from Python's codec of the same name: browsers
 # decode "iso-8859-1" as windows-1252 and "gb2312" as GBK, and so must we to show what readers saw.
 _WHATWG_CODECS = {
@@ -95,7 +91,7 @@ def decode_body(body: bytes, header_charset: str | None = None, *, is_html: bool
     labels = [header_charset or ""]
     if is_html:
         labels.append(declared_charset(body[:_SNIFF_BYTES]) or "")
-    declared = [codec for label in labels if label and (codec := python_codec(label))]
+    declared = [known for label in labels if label and (known := python_codec(label))]
     text = None
     for codec in [*declared, "utf-8"]:
         try:
@@ -154,7 +150,9 @@ def extract_html(html: str, url: str = "") -> tuple[str, str, date | None]:
     tree = load_html(_XML_DECLARATION.sub("", html, count=1))
     if tree is None:
         return "", "", None
-    text = trafilatura.extract(tree, url=url or None, **EXTRACT_OPTIONS) or ""
+    # favor_precision scored best on the real-page extraction set (word 4-shingle F1 0.974 against
+    # 0.966 for the defaults and 0.965 for favor_recall), and is no slower than the defaults.
+    text = trafilatura.extract(tree, url=url or None, include_comments=False, favor_precision=True) or ""
     if not text.strip():
         return "", "", None
     return _title(tree), text, _published(tree, url)

@@ -7,8 +7,9 @@ connection may use either.
 
 DNS rebinding: a name can resolve to a public address when checked and to a private one a moment
 later when the HTTP client connects. `resolve_checked` returns the addresses it approved so the
-caller can connect to exactly those; ``http.py`` does this through a pinned network backend, which
-closes the gap for every connection the fetcher makes (including each redirect hop).
+caller can connect to exactly those; ``client.py`` does this through its pinned network backend
+(``PinnedBackend``), which closes the gap for every connection the fetcher makes (including each
+redirect hop).
 """
 
 from __future__ import annotations

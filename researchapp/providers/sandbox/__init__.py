@@ -4,13 +4,16 @@ What isolates the code (built by ``launcher.py``, each limit proved in ``tests/t
 - a separate process, ``python -I -S`` with an empty environment, started fresh (not forked from
   the worker);
 - its own network namespace, with no interface up: no address can be reached, loopback included;
-- its own mount namespace, chrooted into a read-only tmpfs that holds only the system libraries,
-  the interpreter and a fresh temporary directory (``/sandbox``), the one writable place;
-- its own user namespace, in which the worker's user is "nobody": no capabilities after the exec,
-  so none of the above can be undone from inside;
-- its own PID namespace: every process the code starts dies with it;
-- resource limits: CPU seconds, address space, file size (which also caps its output), number of
-  processes, open files; and a wall clock enforced from outside.
+- its own mount namespace, chrooted into a read-only tmpfs that holds only the system libraries and
+  the interpreter (``nosuid,nodev``: a setuid program runs as its caller) and a size-limited tmpfs
+  (``/sandbox``, ``nosuid,nodev,noexec``), the one writable place;
+- its own user namespace, in which the worker's user is "nobody" (as root: a user id of its own):
+  no capabilities after the exec, and no-new-privileges, so none of the above can be undone from
+  inside;
+- its own PID namespace, and one process: the code can start no process or thread, so the limits of
+  that process are the limits of the whole jail;
+- resource limits: CPU seconds, address space, file size (which also caps its output), open files,
+  scratch space; and a wall clock enforced from outside.
 Where namespaces cannot be created (a container without user namespaces), nothing runs: the
 outcome says the sandbox is unavailable. There is no weaker fallback.
 
@@ -47,7 +50,8 @@ class Limits:
     memory_bytes: int = 256 * MIB
     output_bytes: int = 64 * 1024
     wall_seconds: float = 5.0
-    processes: int = 16
+    scratch_bytes: int = 16 * MIB  # the writable /sandbox, all files together
+    scratch_files: int = 256
 
 
 @dataclass(frozen=True)
@@ -77,8 +81,7 @@ def run_calculation(
         return Outcome(ok=False, value=None, stdout="", error=problem)
     with tempfile.TemporaryDirectory(prefix="calculation-") as temp:
         base = Path(temp)
-        for name in ("work", "root"):
-            (base / name).mkdir(mode=0o700)
+        (base / "root").mkdir(mode=0o700)  # the jail's root mount point
         with (
             open(base / "stdout", "w+b") as stdout,
             open(base / "stderr", "w+b") as stderr,
@@ -125,7 +128,6 @@ def interpreter() -> str:
 def launch_config(base: Path, limits: Limits) -> dict:
     return {
         "root": str(base / "root"),
-        "workdir": str(base / "work"),
         "prefix": os.path.realpath(sys.base_prefix),
         "python": interpreter(),
         # As root, the jail runs as a user id of its own (see launcher.drop_privileges).
@@ -135,7 +137,8 @@ def launch_config(base: Path, limits: Limits) -> dict:
             "cpu_seconds": int(limits.cpu_seconds),
             "memory_bytes": int(limits.memory_bytes),
             "output_bytes": int(limits.output_bytes),
-            "processes": int(limits.processes),
+            "scratch_bytes": int(limits.scratch_bytes),
+            "scratch_files": int(limits.scratch_files),
         },
     }
 
@@ -149,7 +152,7 @@ def run_launcher(config: dict, request: str, stdout, stderr, result_fd: int, lim
         stderr=stderr,
         pass_fds=(result_fd,),
         env={},
-        cwd=config["workdir"],
+        cwd=str(Path(config["root"]).parent),
         start_new_session=True,
     )
     try:
@@ -217,7 +220,8 @@ def explain(kind: str, detail: str, limits: Limits) -> str:
         "network": "network is not available",
         "write": "write outside the working directory refused",
         "output": f"output limit ({limits.output_bytes // 1024} KiB) reached",
-        "processes": f"process limit ({limits.processes}) reached",
+        "processes": "process limit reached: a calculation cannot start a process or a thread",
+        "scratch": f"scratch space limit ({limits.scratch_bytes // MIB} MiB) reached",
     }.get(kind)
     if headline is None:
         return detail or "the calculation failed"

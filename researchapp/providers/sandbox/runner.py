@@ -51,6 +51,8 @@ def kind_of(error):
         return "processes"
     if isinstance(error, OSError) and error.errno == errno.EFBIG:
         return "output"
+    if isinstance(error, OSError) and error.errno == errno.ENOSPC:
+        return "scratch"
     if isinstance(error, OSError) and (
         error.errno == errno.EROFS or "write outside the working directory" in str(error)
     ):

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('researchapp', '0016_reportdraft_check_issue_fields'),
+        ('researchapp', '0021_reportdraft_status_labels'),
     ]
 
     operations = [
