@@ -53,56 +53,12 @@ def corpus_documents(folder: Path):
 
 
 def run_question(question: str, corpus) -> tuple[list, list, object]:
-    """(probe coverage per sub-question, findings, draft) for one question, as a task would."""
-    from researchapp.core.enums import FindingStatus, Resolution
-    from researchapp.pipeline.analyser.extractive import analyse_extractive
-    from researchapp.pipeline.collector.clusters import density
-    from researchapp.pipeline.collector.hops import select_with_hops
-    from researchapp.pipeline.collector.probe import probe
-    from researchapp.pipeline.collector.search import collect
-    from researchapp.pipeline.planner.checks import validated_plan
-    from researchapp.pipeline.planner.extractive import plan_extractive
-    from researchapp.pipeline.values import ReviewedFinding, Source, SubQuestion
-    from researchapp.pipeline.writer.extractive import write_extractive
+    """(probe coverage per sub-question, findings, draft) for one question, as a task would
+    (``bench.task_run``: plan, probe, collect, select, analyse, write)."""
+    from bench.task_run import run_task
 
-    template = plan_extractive(question)
-    plan = validated_plan(template, template)
-    subquestions = [
-        SubQuestion(id=i + 1, text=sq.text, queries=sq.queries, order=i)
-        for i, sq in enumerate(plan.subquestions)
-    ]
-    coverage, findings, next_id = [], [], 1
-    for subquestion in subquestions:
-        coverage.append(probe(subquestion, question=question, search=corpus, fetcher=corpus))
-        found = collect(
-            subquestion, search=corpus, fetcher=corpus, max_results=5, max_sources=8, concurrency=1
-        )
-        sources = [
-            Source(index + 1, doc.url, doc.title, doc.text, density=density(doc.text), cluster=doc.url)
-            for index, doc in enumerate(found.documents)
-        ]
-        passages = select_with_hops(subquestion, sources, question=question, max_passages=8, closest=3)
-        evidence = []
-        for passage in passages:
-            evidence.append(evidence_of(next_id, subquestion.id, passage, sources[passage.source_id - 1].url))
-            next_id += 1
-        for proposed in analyse_extractive(subquestion, [e for e in evidence if e.clears_bar]):
-            linked = {link.evidence_id for link in proposed.links}
-            gap = proposed.status is FindingStatus.INSUFFICIENT
-            findings.append(
-                ReviewedFinding(
-                    id=len(findings) + 1,
-                    subquestion_id=subquestion.id,
-                    status=proposed.status,
-                    statement=proposed.statement,
-                    confidence=proposed.confidence,
-                    resolution=Resolution.GAP if gap else Resolution.NONE,
-                    links=proposed.links,
-                    evidence=tuple(e for e in evidence if e.id in linked),
-                )
-            )
-    draft = write_extractive(question, subquestions, findings)
-    return coverage, findings, draft
+    run = run_task(question, corpus)
+    return run.coverage, run.findings, run.draft
 
 
 def evidence_of(evidence_id: int, subquestion_id: int, passage, cluster: str):
@@ -129,7 +85,7 @@ def judge(record: dict, corpus) -> Outcome:
     from researchapp.core.enums import FindingStatus
 
     coverage, findings, draft = run_question(record["question"], corpus)
-    answer = " ".join(claim.text for claim in draft.claims if claim.section == "answer")
+    answer = " ".join(claim.text for claim in draft.claims if claim.section == "answer") if draft else ""
     expected = record.get("answer", "")
     return Outcome(
         question=record["question"],

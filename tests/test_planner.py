@@ -187,11 +187,10 @@ def test_it_reads_the_noun_phrase_a_question_is_about(question: str, subject: st
 def test_it_fills_templates_with_the_subject_but_searches_with_every_key_term() -> None:
     # when
     plan = plan_extractive("When was the Greywater Point lighthouse built and how tall is it?")
-    # then the templates read naturally
-    assert (
-        plan.subquestions[1].text
-        == "What are the key facts and figures about the Greywater Point lighthouse?"
-    )
+    # then the plan asks about the name and the question's own facets, no template filler
+    texts = [sq.text for sq in plan.subquestions]
+    assert texts[1:] == ["What did it add or change?", "What was the case before?"]
+    assert not any("facts and figures" in text or "recent developments" in text for text in texts)
     # and the queries still carry what the question asks
     assert all("built" in q and "tall" in q for q in all_queries(plan))
 

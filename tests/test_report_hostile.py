@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from researchapp.exports.fonts import pdf_font
 from researchapp.exports.pdf import PdfRenderError, pdf_from_html
-from researchapp.models import ResearchTask, Source
+from researchapp.models import Evidence, ResearchTask, Source
 from researchapp.pipeline.report.structure import structure_in
 from tests.helpers import client_for
 from tests.report_checks import (
@@ -117,7 +117,12 @@ def test_hostile_pages_reach_every_rendering_as_text_and_nothing_is_fetched(
     words = pdf_words(pdf)
     for exact in EXACT:
         assert exact in words
-    assert "<img src=" in words and "[Official certificate](" in words  # shown, not obeyed
+    # markup in the report's quotes is shown, not obeyed (the reader states what answers, so which
+    # hostile sentences are quoted depends on the question: every one quoted must read as written)
+    cited = task.drafts.get(status="approved").cited_evidence_ids
+    quoted = [e.quote for e in Evidence.objects.filter(task=task, pk__in=cited)]
+    markup = [piece for piece in ("<img src=", "[Official certificate](") if any(piece in q for q in quoted)]
+    assert all(piece in words for piece in markup) and "<!-- not -->" in words
     uris, destinations, named = pdf_links(pdf)
     assert uris == []
     assert destinations and set(destinations) <= named

@@ -133,7 +133,7 @@ def test_it_cites_every_quote_that_states_the_claim() -> None:
     # then
     # (the sentence answers "Rust vs Go?" itself, so it is the report's direct answer)
     body = [claim for claim in draft.claims if claim.section in ("1", "answer")]
-    assert body == [Claim("Rust and Go are free to use.", (21, 24), "answer")]
+    assert body == [Claim("Rust and Go are free to use.", (21, 24), "answer", about="1")]
 
 
 def test_it_reports_disputed_findings_with_both_sides_verbatim() -> None:
@@ -185,9 +185,15 @@ def test_it_writes_the_picked_side_of_a_conflict_as_a_claim() -> None:
     )
     # when
     draft = write_extractive(QUESTION, SUBQUESTIONS, (SUPPORTED, picked, GAP))
-    # then
+    # then the picked side answers its sub-question in the opening lines
     assert (
-        Claim("A second survey found that 35% of professional developers use Rust at work.", (23,), "2")
+        Claim(
+            "A second survey found that 35% of professional developers use Rust at work.",
+            (23,),
+            "answer",
+            "A second survey found that 35% of professional developers use Rust at work.",
+            about="2",
+        )
         in draft.claims
     )
     sections, disputed = draft.markdown.split("## References")[0].split("## Disputed findings")
@@ -299,7 +305,7 @@ def test_it_drops_the_claim_a_failed_check_names_on_revision() -> None:
     revised = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS, feedback=issues)
     # then the bad evidence is no longer cited and the draft passes
     # (it is the direct answer to "Rust vs Go?", so it opens the report)
-    assert Claim("Rust and Go are free to use.", (21,), "answer") in revised.claims
+    assert Claim("Rust and Go are free to use.", (21,), "answer", about="1") in revised.claims
     assert check(revised, snapshots=tampered) == []
 
 
@@ -330,7 +336,7 @@ def test_a_bad_quote_costs_its_claim_only_the_citation_the_issue_names() -> None
     # when
     revised = write_extractive(QUESTION, SUBQUESTIONS, FINDINGS, feedback=[issue])
     # then the claim stays, citing E21 alone
-    assert Claim("Rust and Go are free to use.", (21,), "answer") in revised.claims
+    assert Claim("Rust and Go are free to use.", (21,), "answer", about="1") in revised.claims
 
 
 def test_a_stored_issue_reads_back_as_it_was_and_an_old_row_names_its_claim_by_index() -> None:
@@ -360,7 +366,7 @@ def test_it_states_a_claim_once_even_when_two_sections_find_it() -> None:
     body = draft.markdown.split("## References")[0]
     assert body.count("Rust and Go are free to use.") == 1
     assert [claim for claim in draft.claims if claim.text == "Rust and Go are free to use."] == [
-        Claim("Rust and Go are free to use.", (21, 24, 25), "answer")
+        Claim("Rust and Go are free to use.", (21, 24, 25), "answer", about="1")
     ]
     # and the later section points back instead of repeating, which the check accepts as covered
     adoption = draft.markdown.split("## How do Rust and Go differ in adoption?")[1].split("##")[0]
@@ -427,7 +433,7 @@ def test_the_writer_never_claims_a_source_sentence_holding_the_gap_mark() -> Non
     # when the extractive writer writes the report
     draft = write_extractive(QUESTION, SUBQUESTIONS, findings)
     # then the claim is the quote's other sentence, and the draft passes every check
-    assert [claim.text for claim in draft.claims if claim.section == "1"] == [
+    assert [claim.text for claim in draft.claims if "1" in (claim.section, claim.about)] == [
         "Neither compiler charges a licence fee at all."
     ]
     assert (

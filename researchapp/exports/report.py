@@ -41,6 +41,11 @@ class Sentence:
     anchor: str
     text: str
     cites: tuple[int, ...]
+    answer: str = ""  # the words that answer, shown first when they are not the whole sentence
+
+    @property
+    def shows_answer(self) -> bool:
+        return bool(self.answer) and " ".join(self.answer.split()) != " ".join(self.text.split())
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,7 @@ class Block:
     heading: str
     sentences: tuple[Sentence, ...]
     note: str
+    answer: str = ""  # the answer the opening states, which the section opens with
 
 
 @dataclass(frozen=True)
@@ -122,7 +128,7 @@ class Report:
         """(anchor, heading) of every section, in order: the table of contents."""
         words = self.labels
         entries = []
-        if self.answer:
+        if self.answer or self.document.not_stated:
             entries.append(
                 ("answer", words.key_findings if self.document.answer_is_summary else words.answer)
             )
@@ -156,12 +162,12 @@ class _Anchors:
     def __init__(self) -> None:
         self.count = 0
 
-    def sentence(self, text: str, cites: tuple[int, ...] = ()) -> Sentence:
+    def sentence(self, text: str, cites: tuple[int, ...] = (), answer: str = "") -> Sentence:
         self.count += 1
-        return Sentence(f"s{self.count}", text, cites)
+        return Sentence(f"s{self.count}", text, cites, answer)
 
     def of(self, statement: Statement) -> Sentence:
-        return self.sentence(statement.text, statement.evidence_ids)
+        return self.sentence(statement.text, statement.evidence_ids, statement.answer)
 
 
 def approval_text(report: Report, text: Callable[[str], str] = str) -> str:
@@ -275,7 +281,11 @@ def report_of(draft: ReportDraft, tasks: QuerySet[ResearchTask] | None = None) -
     answer = tuple(map(anchors.of, document.answer))
     blocks = tuple(
         Block(
-            f"sq{s.subquestion_id}", s.heading, tuple(map(anchors.of, s.statements)), labels.note_text(s.note)
+            f"sq{s.subquestion_id}",
+            s.heading,
+            tuple(map(anchors.of, s.statements)),
+            labels.note_text(s.note),
+            s.answer,
         )
         for s in document.sections
     )

@@ -28,6 +28,9 @@ class Finding(Decidable):
     round = models.PositiveSmallIntegerField(default=1)
     status = models.CharField(max_length=16, choices=Status.choices)
     statement = models.TextField()
+    # The words of the statement that answer the sub-question ("1,000,000,000"), as the reader read
+    # them: the report states them first. "" for conflicts, gaps and findings nobody read for one.
+    answer = models.CharField(max_length=500, blank=True, default="")
     confidence = models.CharField(max_length=8, blank=True)
     resolution = models.CharField(max_length=16, choices=Resolution.choices, blank=True, default="")
     resolution_note = models.TextField(blank=True)

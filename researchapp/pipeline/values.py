@@ -117,6 +117,37 @@ class Evidence:
     matched_terms: tuple[str, ...] = ()
     clears_bar: bool = True  # False: a closest passage that is not evidence; never a finding's support
     source_reference: str = ""  # a paper's authors, venue, year and DOI; "" for a web page
+    heading: str = ""  # the headings above the passage on its page: what it is under
+
+
+# --- read -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnswerSpan:
+    """What one passage says that answers a sub-question: the piece of its quote that is quoted
+    (a sentence, a lead-in with its list, a term with its description) and, inside it, the answer.
+    ``quote[start:end]`` is the piece and ``quote[answer_start:answer_end] == answer``."""
+
+    evidence_id: int
+    start: int  # offsets into the evidence's quote
+    end: int
+    answer_start: int
+    answer_end: int
+    answer: str
+    score: float
+    agreeing: tuple[int, ...] = ()  # other evidence whose quotes state the same answer
+
+
+@dataclass(frozen=True)
+class Answers:
+    """A reader's answer to one sub-question: the answering pieces, best first, or none when no
+    passage states an answer of the asked type (the item is then [证据不足])."""
+
+    subquestion_id: int
+    answer_type: str
+    spans: tuple[AnswerSpan, ...] = ()
+    reason: str = ""  # why nothing answers, for the analyst: "no passage states a percentage"
 
 
 # --- analyse ----------------------------------------------------------------------------------
@@ -152,6 +183,7 @@ class ProposedFinding:
     confidence: str = ""  # "high" (2+ independent clusters agree), "medium" (one), "" (none)
     links: tuple[EvidenceLink, ...] = ()
     disagreement: Disagreement | None = None  # a conflict's kind and differing spans
+    answer: str = ""  # the words of the statement that answer the sub-question ("1,000,000,000")
 
 
 @dataclass(frozen=True)
@@ -173,6 +205,7 @@ class ReviewedFinding:
     decided_at: str = ""  # when, ISO 8601 in UTC
     searched: tuple[str, ...] = ()  # the sub-question's queries, every round's
     disagreement: Disagreement | None = None  # a conflict's kind and the spans of each side that differ
+    answer: str = ""  # the words of the statement that answer the sub-question, "" if not read
 
 
 # --- write and check --------------------------------------------------------------------------
@@ -184,7 +217,9 @@ class Claim:
 
     text: str
     evidence_ids: tuple[int, ...]
-    section: str = ""  # sub-question id as text, "disputed" or "gaps"
+    section: str = ""  # sub-question id as text, "answer", "disputed" or "gaps"
+    answer: str = ""  # the words of ``text`` that answer (the report shows them first), "" if none
+    about: str = ""  # an "answer" claim's sub-question id, as text
 
 
 @dataclass(frozen=True)

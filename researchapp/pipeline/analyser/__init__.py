@@ -25,4 +25,9 @@ class Analyser(Protocol):
         *,
         usage: UsageLog,
         disputed: Mapping[int, Sequence[tuple[int, int]]] | None = None,
-    ) -> list[ProposedFinding]: ...
+        question: str = "",
+        common: frozenset[str] = frozenset(),
+    ) -> list[ProposedFinding]:
+        """``question``: the research question the sub-question is part of (a facet asks its focus);
+        ``common``: the terms most documents of the task's corpus hold (they name no subject)."""
+        ...

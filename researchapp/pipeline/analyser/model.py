@@ -82,6 +82,8 @@ class ModelAnalyser(structured.ModelStage):
         *,
         usage: UsageLog,
         disputed: Mapping[int, Sequence[tuple[int, int]]] | None = None,
+        question: str = "",
+        common: frozenset[str] = frozenset(),
     ) -> list[ProposedFinding]:
         if not evidence:
             # Nothing to read: saying so needs no model, and a model asked anyway tends to guess.

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from researchapp.core.enums import Resolution
 from researchapp.pipeline.report import MARKER_LIKE, describe_claim, markers, report_bucket, stated_elsewhere
 from researchapp.pipeline.report.document import ComputedFigure, document_from_json, figure_text
+from researchapp.pipeline.report.labels import WEAK_SECTION_NOTE
 from researchapp.pipeline.report.markdown import markdown_text
 from researchapp.pipeline.report.structure import structure_in
 from researchapp.pipeline.text.quantities import figure_value
@@ -197,11 +198,15 @@ def check_draft(draft: Draft, brief: Brief, ledger: Ledger) -> list[CheckIssue]:
         for figure in document_from_json(dict(draft.document)).computed:
             issues += computed_problems(figure, evidence, snapshots)
     claimed_sections = {claim.section for claim in draft.claims if claim.evidence_ids}
+    claimed_sections |= {claim.about for claim in draft.claims if claim.evidence_ids and claim.about}
     # A statement the writer's guard moved to the disputed findings still covers its sub-question.
     disputed_ids = {i for claim in draft.claims if claim.section == "disputed" for i in claim.evidence_ids}
+    marked = _marked(draft)
     for subquestion in subquestions:
-        if str(subquestion.id) in claimed_sections or _reported_as_disputed(
-            subquestion.id, findings, disputed_ids
+        if (
+            str(subquestion.id) in claimed_sections
+            or subquestion.id in marked
+            or _reported_as_disputed(subquestion.id, findings, disputed_ids)
         ):
             continue
         # A finding whose sentence an earlier section already states is covered by that claim.
@@ -230,6 +235,13 @@ def _reported_as_disputed(subquestion_id: int, findings: Sequence, disputed_ids:
         if finding.subquestion_id == subquestion_id
         for link in finding.links
     )
+
+
+def _marked(draft: Draft) -> set[int]:
+    """Sub-questions the report marks as stating nothing (their passages state no answer): the
+    report says so in their section, which accounts for them (``render.WEAK_SECTION_NOTE``)."""
+    sections = dict(draft.document).get("sections", ()) if draft.document else ()
+    return {int(s["subquestion_id"]) for s in sections if s.get("note") == WEAK_SECTION_NOTE}
 
 
 class MechanicalChecker:

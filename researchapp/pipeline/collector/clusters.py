@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from researchapp.core.urls import url_host
 from researchapp.pipeline.values import Source
@@ -59,7 +60,9 @@ _CONTAINMENT_COPY = 0.8  # an excerpt or a reprint wrapped in a much longer page
 _MIN_SHINGLES = 20  # below this, overlap says little: a shared boilerplate sentence is not a copy
 
 
+@lru_cache(maxsize=1024)
 def _shingles(text: str) -> frozenset[int]:
+    # A task clusters its sources again after each sub-question's collection: the same texts.
     tokens = _TOKEN.findall(text.lower())
     return frozenset(hash(tuple(tokens[i : i + _SHINGLE])) for i in range(len(tokens) - _SHINGLE + 1))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from researchapp.pipeline.collector.answering import with_answer_passages
 from researchapp.pipeline.collector.passages import PassagePool
 from researchapp.pipeline.text.entities import name_phrases
 from researchapp.pipeline.text.salience import Asked, asked_of
@@ -92,17 +93,20 @@ def select_with_hops(
     question: str = "",
     max_passages: int = 8,
     closest: int = 0,
+    common: frozenset[str] = frozenset(),
 ) -> list[Passage]:
     """The first round's passages, then, for each bridge name, its best passages that name it whole.
 
-    1. Select as ``select_passages`` does. 2. Read the bridge names of the best passages.
+    1. Select as ``select_passages`` does, and add the passages a reader finds to state an answer
+       of the asked type (``answering.with_answer_passages``). 2. Read the bridge names of the best passages.
     3. For each name, select over the same pool with the name as the subject; keep passages that
        hold every term of the name. 4. Each hop passage ranks just under the first-round passage
        that named it; the result is the first round's (at most ``max_passages``) then the hops'.
     """
-    pool = PassagePool(sources)
+    pool = PassagePool.of(tuple(sources))
     asked = asked_of(subquestion, question)
     first = pool.select(subquestion, asked=asked, max_passages=max_passages, closest=closest)
+    first = with_answer_passages(pool, subquestion, first, asked=asked, question=question, common=common)
     if not first or not first[0].clears_bar:
         return first
     taken = {(p.source_id, p.start) for p in first}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from researchapp.pipeline.collector.splitting import passages_with_headings
 from researchapp.pipeline.text.aspects import Dimension, dimensions_of, speaks_to
@@ -71,18 +72,28 @@ class _Candidate:
 
 
 def _candidates(sources: Sequence[Source]) -> list[_Candidate]:
-    candidates: list[_Candidate] = []
-    for rank, source in enumerate(sources):
-        title_terms = tokenize(source.title)
-        for (start, end), headings in passages_with_headings(source.text):
-            heading_text = " ".join([source.title, *(source.text[s:e] for s, e in headings)])
-            heading_terms = [term for s, e in headings for term in tokenize(source.text[s:e])]
-            body = tokenize(source.text[start:end])
-            tokens = title_terms + heading_terms + body
-            candidates.append(
-                _Candidate(rank, source, start, end, tuple(tokens), frozenset(body), heading_text)
-            )
-    return candidates
+    return [
+        _Candidate(rank, source, *cut)
+        for rank, source in enumerate(sources)
+        for cut in _cut(source.title, source.text)
+    ]
+
+
+_Cut = tuple[int, int, tuple[str, ...], frozenset[str], str]
+
+
+@lru_cache(maxsize=512)
+def _cut(title: str, text: str) -> tuple[_Cut, ...]:
+    """(start, end, tokens, body terms, heading text) of each passage of a page: a task selects
+    over the same pages for each sub-question, its probe and its hops, so each page is cut once."""
+    title_terms = tokenize(title)
+    cuts: list[_Cut] = []
+    for (start, end), headings in passages_with_headings(text):
+        heading_text = " ".join([title, *(text[s:e] for s, e in headings)])
+        heading_terms = [term for s, e in headings for term in tokenize(text[s:e])]
+        body = tokenize(text[start:end])
+        cuts.append((start, end, tuple(title_terms + heading_terms + body), frozenset(body), heading_text))
+    return tuple(cuts)
 
 
 class PassagePool:
@@ -106,6 +117,13 @@ class PassagePool:
         if text_language(subquestion.text) == self.language or not self.sources:
             return query, aspects, asked
         return self.bridge.terms(query), self.bridge.terms(aspects), self.bridge.asked(asked)
+
+    @staticmethod
+    @lru_cache(maxsize=16)
+    def of(sources: Sequence[Source]) -> PassagePool:
+        """The pool of ``sources`` (a tuple), built once: a task's probe, collection, hops and
+        selection ask the same sources again. A pool is never changed once built."""
+        return PassagePool(sources)
 
     def select(
         self,
@@ -230,7 +248,7 @@ def select_passages(
        return the ``closest`` best of the rest marked ``clears_bar=False``: what was found,
        never evidence.
     """
-    pool = PassagePool(sources)
+    pool = PassagePool.of(tuple(sources))
     return pool.select(
         subquestion,
         asked=asked_of(subquestion, question),

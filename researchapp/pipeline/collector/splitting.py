@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 from researchapp.pipeline.text.sentences import (
     LIST_MARKER,
@@ -153,3 +154,17 @@ def _pack(pieces: list[Span], limit: int) -> list[Span]:
         else:
             packed.append((start, end))
     return packed
+
+
+@lru_cache(maxsize=256)
+def _headed(text: str) -> tuple[tuple[Span, tuple[Span, ...]], ...]:
+    return tuple((span, tuple(headings)) for span, headings in passages_with_headings(text))
+
+
+def heading_of(title: str, text: str, start: int) -> str:
+    """The page's title and the headings above the passage of ``text`` that holds ``start``: what
+    a quote is under ("PRAGMA schema.journal_mode" above "= DELETE | TRUNCATE | ...")."""
+    for (span_start, span_end), headings in _headed(text):
+        if span_start <= start < span_end:
+            return " ".join([title, *(text[s:e] for s, e in headings)]).strip()
+    return title

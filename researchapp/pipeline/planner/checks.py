@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 
-from researchapp.pipeline.text.question import english_key_terms
+from researchapp.pipeline.planner import templates as t
+from researchapp.pipeline.text.answer_type import FACTUAL, AnswerType, answer_type_of
+from researchapp.pipeline.text.question import english_key_terms, is_long_request
 from researchapp.pipeline.text.tokens import cjk_count, tokenize
 from researchapp.pipeline.values import Plan, PlannedSubQuestion
 
@@ -68,17 +70,58 @@ def _clean_queries(text: str, proposed: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(queries[:MAX_QUERIES]) or (keyword_query(text) or text,)
 
 
-def validated_plan(proposed: Plan, fallback: Plan) -> Plan:
-    """1. Clean every sub-question's queries. 2. Drop sub-questions that repeat an earlier one.
-    3. Top up from ``fallback`` (the template plan) to three, skipping repeats; cut at six."""
+def validated_plan(
+    proposed: Plan, fallback: Plan, *, question: str = "", common: frozenset[str] = frozenset()
+) -> Plan:
+    """1. Clean every sub-question's queries. 2. Drop sub-questions that repeat an earlier one, and
+    template filler (``is_filler``). 3. Top up from ``fallback`` (the template plan) to three,
+    skipping repeats and filler; cut at six."""
     kept: list[PlannedSubQuestion] = []
     for subquestion in proposed.subquestions:
-        _keep(kept, subquestion)
+        if not is_filler(subquestion.text, question=question, common=common):
+            _keep(kept, subquestion)
     for subquestion in fallback.subquestions:
         if len(kept) >= MIN_SUBQUESTIONS:
             break
-        _keep(kept, subquestion)
+        if not is_filler(subquestion.text, question=question, common=common):
+            _keep(kept, subquestion)
     return Plan(intent=proposed.intent, subquestions=tuple(kept[:MAX_SUBQUESTIONS]))
+
+
+def is_filler(text: str, *, question: str = "", common: frozenset[str] = frozenset()) -> bool:
+    """A sub-question that asks nothing of its own: "What is known about SQLite?" in a corpus every
+    page of which names SQLite (``common``), or, for a factual question, a template that would fit
+    any topic ("What are the recent developments in …", "Which facts and figures bear on this?")."""
+    text = " ".join(text.split())
+    about = _ABOUT.match(text)
+    if about and (not tokenize(about.group(1)) or set(tokenize(about.group(1))) <= common):
+        return True
+    if not question or is_long_request(question, cjk_count(question) >= 2):
+        return False
+    factual = answer_type_of(question) in FACTUAL - {AnswerType.COMPARISON}
+    return factual and any(frame.match(text) for frame in _FILLER_FRAMES)
+
+
+def _frame(template: str) -> re.Pattern[str]:
+    parts = [re.escape(part) for part in re.split(r"\{[a-z]\}", template)]
+    return re.compile("^" + ".+".join(parts) + "$", re.IGNORECASE)
+
+
+_ABOUT = re.compile(r"^What is known about (.+?)\?$", re.IGNORECASE)
+_FILLER_FRAMES = tuple(
+    _frame(text)
+    for table in (
+        t.DESCRIPTIVE_EN,
+        t.DESCRIPTIVE_EN_BARE,
+        t.DESCRIPTIVE_ZH,
+        t.DESCRIPTIVE_ZH_BARE,
+        t.RECOMMENDATION_EN,
+        t.RECOMMENDATION_EN_BARE,
+        t.RECOMMENDATION_ZH,
+        t.RECOMMENDATION_ZH_BARE,
+    )
+    for text, _, _ in table
+)
 
 
 def _keep(kept: list[PlannedSubQuestion], subquestion: PlannedSubQuestion) -> None:

@@ -15,16 +15,35 @@ itself; without sources to tell, cost, performance, adoption and risks.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from researchapp.core.enums import Intent
 from researchapp.pipeline.planner import templates as t
 from researchapp.pipeline.planner.queries import search_queries, topic_words
 from researchapp.pipeline.planner.revise import revise_plan
-from researchapp.pipeline.text.question import Reading, asks_its_own_criterion, read_question
+from researchapp.pipeline.text.answer_type import FACTUAL, AnswerType, answer_type_of
+from researchapp.pipeline.text.facets import facet_templates
+from researchapp.pipeline.text.question import (
+    Reading,
+    asks_its_own_criterion,
+    english_key_terms,
+    read_question,
+)
 from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import Plan, PlannedSubQuestion, UsageLog
 
 MAX_SUBQUESTIONS = 6
+MAX_FACTUAL_WORDS = 40
+QUICK_COUNT = 4
+QUICK_FACETS = 2  # deep research asks a third facet too
+MIN_SPECIFIC_TERMS = 4
+# Read as a comparison by a "than" ("newer than 3.32.0"), these still ask for one figure.
+_FIGURES = frozenset((AnswerType.QUANTITY, AnswerType.LIMIT))
+# Asked for one value, a question is factual however few its words ("默认使用哪一种事务？").
+_VALUE_ASKS = frozenset(
+    (AnswerType.QUANTITY, AnswerType.LIMIT, AnswerType.VERSION, AnswerType.NAME, AnswerType.LIST)
+)
+_IMPERATIVE_ASK = re.compile(r"^(?:name|list|give|tell|describe|explain|define|state)\b", re.IGNORECASE)
 MAX_NAME_SUBQUESTIONS = 2
 # Words of the templates' frames, not of what a template asks about.
 _FRAME_WORDS = frozenset(
@@ -89,6 +108,46 @@ def _descriptive(reading: Reading, question: str, count: int) -> list[t.Template
     return chosen[:count]
 
 
+def is_factual(reading: Reading, question: str) -> bool:
+    """A plain question asking for a fact (a value, a version, a name, a list, a definition, what
+    happens, how to), not an open request and not a comparison of options."""
+    text = " ".join(question.split())
+    if len(reading.asks) > 1 or reading.aspects or len(text.split()) > MAX_FACTUAL_WORDS:
+        return False
+    if not text.endswith(("?", "？")) and not _IMPERATIVE_ASK.match(text):
+        return False
+    answer_type = answer_type_of(text)
+    if reading.intent is Intent.RECOMMENDATION or answer_type not in FACTUAL - {AnswerType.COMPARISON}:
+        return False
+    if reading.intent is Intent.COMPARATIVE and answer_type not in _FIGURES:
+        return False  # "Which band was formed first, A or B?": a choice between options
+    # "What is CRISPR?", "中国电动汽车市场的现状如何？": a broad question is an open request.
+    specific = reading.chinese or len(english_key_terms(text).split()) >= MIN_SPECIFIC_TERMS
+    return answer_type in _VALUE_ASKS or (specific and not reading.chinese)
+
+
+def _factual(reading: Reading, question: str, count: int) -> list[t.Template]:
+    """1. The question as asked. 2. For a question about named things, what is known about each
+    (a multi-hop question's later pages are found through them); never a name every page of the
+    corpus holds, nor a code keyword. 3. The facets of its answer type (``text.facets``)."""
+    zh = reading.chinese
+    chosen: list[t.Template] = [
+        (" ".join(question.split()), "用户提出的原问题。" if zh else "The question as asked.", "")
+    ]
+    if not reading.topic:  # a question about named things, not about one noun phrase
+        chosen += _about_names(tuple(name for name in reading.names if not _is_keyword(name)))
+    # A facet asks its follow-up bare ("How is it set or changed?"): a question's words cut into a
+    # topic read badly inside a template, and the facet's queries carry the question's key terms.
+    facets = facet_templates(answer_type_of(question), chinese=zh, topic=False)
+    chosen += list(facets if count > QUICK_COUNT else facets[:QUICK_FACETS])
+    return chosen[:count]
+
+
+def _is_keyword(name: str) -> bool:
+    """A code keyword written in capitals ("PRAGMA", "WITHOUT ROWID"), not a proper name."""
+    return all(word.isupper() and len(word) > 3 for word in name.split())
+
+
 def _comparative(
     reading: Reading, question: str, count: int, dimensions: tuple[str, ...] | None
 ) -> list[t.Template]:
@@ -150,8 +209,12 @@ def template_plan(
     dimensions: tuple[str, ...] | None = None,
 ) -> tuple[PlannedSubQuestion, ...]:
     """4 sub-questions for "quick", 6 for "deep" (see ``_descriptive`` and ``_comparative``)."""
-    count = 6 if depth == "deep" else 4
-    if reading.intent is Intent.COMPARATIVE:
+    count = 6 if depth == "deep" else QUICK_COUNT
+    if is_factual(reading, question):
+        # Read as a comparison by its "than" ("newer than 3.32.0"), a factual question has no options.
+        reading = replace(reading, options=(), context="", criterion="", asks=())
+        chosen = _factual(reading, question, count)
+    elif reading.intent is Intent.COMPARATIVE:
         chosen = _comparative(reading, question, count, dimensions)
     else:
         chosen = _descriptive(reading, question, count)

@@ -25,16 +25,19 @@ class Statement:
 
     text: str
     evidence_ids: tuple[int, ...]
+    answer: str = ""  # the words of ``text`` that answer its sub-question, shown first; "" if none
 
 
 @dataclass(frozen=True)
 class Section:
-    """One sub-question: its claims, or a note saying why there are none."""
+    """One sub-question: its answer (stated in the report's opening lines), its other claims, or a
+    note saying why there are none."""
 
     subquestion_id: int
     heading: str
     statements: tuple[Statement, ...] = ()
     note: str = ""
+    answer: str = ""  # this sub-question's answer, as the opening lines state it
 
 
 @dataclass(frozen=True)
@@ -148,6 +151,10 @@ class Document:
     gaps: tuple[Gap, ...] = ()
     hypotheses: tuple[TestedHypothesis, ...] = ()
     computed: tuple[ComputedFigure, ...] = ()
+    # The sub-questions (as asked) that no source answers: the opening says the sources do not state them.
+    not_stated: tuple[str, ...] = ()
+    # What the writer did with an analyst's comment on the version before ("acted on: …", "not acted on: …").
+    responses: tuple[str, ...] = ()
 
     def statements(self) -> list[Statement]:
         """Every cited sentence in reading order (a summary repeats its sections' sentences)."""
@@ -177,7 +184,9 @@ def document_json(document: Document) -> dict[str, Any]:
 
 
 def _statement(data: dict[str, Any]) -> Statement:
-    return Statement(str(data["text"]), tuple(int(i) for i in data.get("evidence_ids", ())))
+    return Statement(
+        str(data["text"]), tuple(int(i) for i in data.get("evidence_ids", ())), str(data.get("answer", ""))
+    )
 
 
 def _passages(items: list[dict[str, Any]]) -> tuple[Passage, ...]:
@@ -190,6 +199,7 @@ def _section(item: dict[str, Any]) -> Section:
         heading=str(item["heading"]),
         statements=tuple(_statement(s) for s in item.get("statements", ())),
         note=str(item.get("note", "")),
+        answer=str(item.get("answer", "")),
     )
 
 
@@ -252,6 +262,8 @@ def document_from_json(data: dict[str, Any]) -> Document:
         gaps=tuple(_gap(item) for item in data.get("gaps", ())),
         hypotheses=tuple(_hypothesis(item) for item in data.get("hypotheses", ())),
         computed=tuple(_computed(item) for item in data.get("computed", ())),
+        not_stated=tuple(str(text) for text in data.get("not_stated", ())),
+        responses=tuple(str(text) for text in data.get("responses", ())),
     )
 
 

@@ -93,6 +93,10 @@ class Labels:
     invented_sources: str
     not_in_ledger: str
     not_in_this_ledger: str
+    answer_is: str = "Answer"  # before an answer span: "Answer: 1,000,000,000 — <the sentence>"
+    not_stated: str = "The sources do not state"
+    answered_above: str = "Answered above"
+    comment_response: str = "About the comment on the previous version"
     roles: Mapping[str, str] = field(default_factory=dict)
     notes: Mapping[str, str] = field(default_factory=dict)  # English note → this language's
     decisions: Mapping[str, str] = field(default_factory=dict)
@@ -128,6 +132,10 @@ NO_CLAIMS_NOTE = "No supported finding for this sub-question."
 DISPUTED_SECTION_NOTE = "Sources disagree on this sub-question: see Disputed findings."
 GAP_SECTION_NOTE = "Too little evidence to state anything: see To verify."
 STATED_ABOVE_NOTE = "What the sources say on this sub-question is stated in an earlier section."
+WEAK_SECTION_NOTE = (
+    "The passages found for this sub-question hold no sentence that states an answer, so the report "
+    "states nothing for it."
+)
 # The notice at the top of a report written from the invented demo corpus.
 DEMO_NOTICE = (
     "The sources of this report are an invented demo corpus: its companies, products, figures and web "
@@ -282,6 +290,10 @@ ZH = Labels(
     not_in_ledger="不在证据账本中",
     not_in_this_ledger="不在本报告的证据账本中",
     engines={"extractive": "抽取式", "openai": "OpenAI 兼容模型", "local": "本地语料库", "tavily": "Tavily"},
+    answer_is="答",
+    not_stated="来源未说明",
+    answered_above="答案见上",
+    comment_response="关于对上一版的意见",
     roles={
         "supports": "支持",
         "contradicts": "反对",
@@ -298,6 +310,7 @@ ZH = Labels(
         GAP_SECTION_NOTE: "证据太少，无法陈述任何结论：见“待核实”。",
         STATED_ABOVE_NOTE: "来源对此子问题的说法已在前面一节中陈述。",
         DEMO_NOTICE: "本报告的来源是虚构的演示语料：其中的公司、产品、数字和网站都不存在。请勿据此行事。",
+        WEAK_SECTION_NOTE: "为此子问题找到的段落中没有陈述答案的句子，因此报告对此不作陈述。",
     },
     decisions={
         "picked": "已选定一方",

@@ -63,8 +63,12 @@ def markdown_text(text: str) -> str:
     return _LEADING_BLOCK.sub(lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}", line)
 
 
-def statement_markdown(statement: Statement) -> str:
-    return f"{markdown_text(statement.text)}{markers(statement.evidence_ids)}"
+def statement_markdown(statement: Statement, labels: Labels = EN) -> str:
+    """The sentence and its markers; an answer's span first ("**Answer:** 4,200 euros — …")."""
+    sentence = f"{markdown_text(statement.text)}{markers(statement.evidence_ids)}"
+    if not statement.answer or " ".join(statement.answer.split()) == " ".join(statement.text.split()):
+        return sentence
+    return f"**{labels.answer_is}:** {markdown_text(statement.answer)} — {sentence}"
 
 
 def decision_line(decision: Decision, labels: Labels = EN) -> str:
@@ -74,7 +78,9 @@ def decision_line(decision: Decision, labels: Labels = EN) -> str:
 
 def _section_lines(section: Section, labels: Labels) -> list[str]:
     lines = ["", f"## {markdown_text(section.heading)}", ""]
-    lines += [f"- {statement_markdown(statement)}" for statement in section.statements]
+    if section.answer:
+        lines += [f"**{labels.answer_is}:** {markdown_text(section.answer)} *({labels.answered_above})*", ""]
+    lines += [f"- {statement_markdown(statement, labels)}" for statement in section.statements]
     if section.note:
         lines.append(f"*{markdown_text(labels.note_text(section.note))}*")
     return lines
@@ -145,7 +151,12 @@ def body_markdown(
         lines += ["", f"## {heading}", ""]
         if document.answer_is_summary:
             lines += [f"*{labels.summary_line}*", ""]
-        lines += [f"- {statement_markdown(statement)}" for statement in document.answer]
+        lines += [f"- {statement_markdown(statement, labels)}" for statement in document.answer]
+    if document.not_stated:
+        lines += ["", f"## {labels.answer}", ""] if not document.answer else []
+        lines += [f"- {labels.not_stated}: {markdown_text(text)}" for text in document.not_stated]
+    if document.responses:
+        lines += ["", *(f"*{labels.comment_response}: {markdown_text(text)}*" for text in document.responses)]
     if table:
         lines += ["", f"## {labels.comparison}", "", *table]
     for section in document.sections:

@@ -15,7 +15,10 @@ from researchapp.pipeline import values
 from researchapp.pipeline.analyser import Analyser
 from researchapp.pipeline.analyser.disputes import CONFLICT_KEY, disputed_spans
 from researchapp.pipeline.analyser.extractive import rejected_analysis
+from researchapp.pipeline.analyser.facets import gate_facets, main_subquestion
+from researchapp.pipeline.collector.splitting import heading_of
 from researchapp.pipeline.deep.tools import DERIVED_KEY
+from researchapp.pipeline.runner.collect import common_terms_of
 from researchapp.pipeline.runner.disputes import conflicts_of, judge_task, store_conflicts
 from researchapp.pipeline.runner.rows import (
     approved_subquestions,
@@ -29,6 +32,7 @@ from researchapp.pipeline.values import EvidenceLink, ProposedFinding, UsageLog
 from researchapp.providers.base import ProviderError
 
 CLOSEST_LINKS = 3
+ANSWER_CHARS = 500  # Finding.answer's length
 
 
 def run_analyse(task: ResearchTask) -> None:
@@ -36,15 +40,18 @@ def run_analyse(task: ResearchTask) -> None:
 
     1. Judge the whole task's passages for disagreements, once per task (``disputes``), and store
        them as conflict findings. 2. Load each sub-question's evidence (with the other sides the
-       judging stored). 3. Analyse the sub-questions concurrently (model calls wait on the network,
-       and they are independent), each told the spans in dispute. 4. Store what each returned; if
-       any failed, the others' findings are kept and the first error is raised.
+       judging stored, and the headings above each passage). 3. Analyse the sub-questions
+       concurrently (model calls wait on the network, and they are independent), each told the
+       spans in dispute. 4. A factual question's facets are reported only if the question itself
+       is answered (``analyser.facets.gate_facets``). 5. Store what each returned; if any failed,
+       the others' findings are kept and the first error is raised.
 
     Unresolved findings the new analysis no longer proposes are superseded (deleted); findings an
     analyst already decided are kept as they are: decisions are never undone by a re-run.
     """
     analyser = analyser_for(task)
     usage = UsageLog()
+    common = common_terms_of(task)
     subquestions = approved_subquestions(task)
     try:
         disputes, judged = judge_task(task, judge_for(task), usage)
@@ -54,36 +61,42 @@ def run_analyse(task: ResearchTask) -> None:
         raise
     note_rejected_judgements(task, usage)
     inputs = [
-        (subquestion, [evidence_value(e) for e in subquestion.evidence.select_related("source")])
+        (subquestion, [with_heading(e) for e in subquestion.evidence.select_related("source")])
         for subquestion in subquestions
         if subquestion.collected_round == task.round
     ]
-    errors: list[Exception] = []
+    results: dict[int, list[ProposedFinding] | Exception] = {}
     try:
         workers = max(1, min(len(inputs), settings.RESEARCH["CONCURRENCY"]))
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [
-                (
-                    subquestion,
+            futures = {
+                subquestion.pk: pool.submit(
+                    analyse_one,
+                    analyser,
+                    subquestion_value(subquestion),
                     evidence,
-                    pool.submit(
-                        analyse_one,
-                        analyser,
-                        subquestion_value(subquestion),
-                        evidence,
-                        usage,
-                        disputed_spans(disputes, evidence),
-                    ),
+                    usage,
+                    disputed_spans(disputes, evidence),
+                    task.question,
+                    common,
                 )
                 for subquestion, evidence in inputs
-            ]
-        for subquestion, evidence, future in futures:
+            }
+        for key, future in futures.items():
             try:
-                store_findings(task, subquestion, with_closest(future.result(), evidence))
+                results[key] = future.result()
             except Exception as error:  # noqa: BLE001 - kept, and raised once the rest is stored
-                errors.append(error)
+                results[key] = error
     finally:
         record_usage(task, usage)
+    proposed = _gated(task, subquestions, {k: v for k, v in results.items() if not isinstance(v, Exception)})
+    errors = [result for result in results.values() if isinstance(result, Exception)]
+    for subquestion, evidence in inputs:
+        try:
+            if subquestion.pk in proposed:
+                store_findings(task, subquestion, with_closest(proposed[subquestion.pk], evidence))
+        except Exception as error:  # noqa: BLE001 - kept, and raised once the rest is stored
+            errors.append(error)
     if errors:
         raise errors[0]
 
@@ -103,18 +116,42 @@ def note_rejected_judgements(task: ResearchTask, usage: UsageLog) -> None:
         )
 
 
+def _gated(
+    task: ResearchTask, subquestions: list[SubQuestion], proposed: dict[int, list[ProposedFinding]]
+) -> dict[int, list[ProposedFinding]]:
+    """``gate_facets`` with the question's own answer read from this round's analysis, or from what
+    an earlier round stored when the question was not analysed again."""
+    values_ = [subquestion_value(sq) for sq in subquestions]
+    main = main_subquestion(task.question, values_)
+    main_answered = None
+    if main is not None and main.id not in proposed:
+        main_answered = Finding.objects.filter(
+            subquestion_id=main.id, status__in=[FindingStatus.SUPPORTED, FindingStatus.CONFLICT]
+        ).exists()
+    return gate_facets(task.question, values_, proposed, main_answered=main_answered)
+
+
+def with_heading(row) -> values.Evidence:
+    """The evidence with the headings above its passage: what a reader weighs as its context."""
+    return replace(evidence_value(row), heading=heading_of(row.source.title, row.source.text, row.start))
+
+
 def analyse_one(
     analyser: Analyser,
     subquestion: values.SubQuestion,
     evidence: list[values.Evidence],
     usage: UsageLog,
     disputed: Mapping[int, Sequence[Span]] | None = None,
+    question: str = "",
+    common: frozenset[str] = frozenset(),
 ) -> list[ProposedFinding]:
     """Analyse what cleared the relevance bar; a model answer rejected twice becomes an item to
     decide at the evidence gate, not a failed task."""
     relevant = [item for item in evidence if item.clears_bar]
     try:
-        return analyser.analyse(subquestion, relevant, usage=usage, disputed=disputed or {})
+        return analyser.analyse(
+            subquestion, relevant, usage=usage, disputed=disputed or {}, question=question, common=common
+        )
     except ProviderError as error:
         if error.code != "malformed_output":
             raise
@@ -158,12 +195,16 @@ def store_findings(task: ResearchTask, subquestion: SubQuestion, proposed: list[
                     "status": item.status.value,
                     "statement": item.statement,
                     "confidence": item.confidence,
+                    "answer": item.answer[:ANSWER_CHARS],
                 },
             )
             decided = bool(finding.resolution) or finding.resolved_at is not None
             if not created and not decided:
                 Finding.objects.filter(pk=finding.pk).update(
-                    status=item.status.value, statement=item.statement, confidence=item.confidence
+                    status=item.status.value,
+                    statement=item.statement,
+                    confidence=item.confidence,
+                    answer=item.answer[:ANSWER_CHARS],
                 )
             if created or not decided:
                 for link in item.links:

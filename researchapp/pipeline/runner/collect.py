@@ -17,12 +17,30 @@ from researchapp.pipeline.collector.hops import bridge_queries, select_with_hops
 from researchapp.pipeline.collector.passages import select_passages
 from researchapp.pipeline.runner.progress import ProgressRecorder
 from researchapp.pipeline.runner.rows import record_warnings, source_value, subquestion_value
-from researchapp.pipeline.runner.wiring import collector_for
+from researchapp.pipeline.runner.wiring import collector_for, local_corpus
+from researchapp.pipeline.text.answer_type import common_terms
 from researchapp.pipeline.values import CollectResult
 from researchapp.providers.base import Document
 
 # Passages stored for a sub-question nothing answers: the closest ones, shown as what was found.
 CLOSEST_PASSAGES = 3
+MIN_SOURCES_FOR_COMMON = 5  # fewer pages than this say little about what is common on the web
+
+
+def corpus_common_terms(task: ResearchTask) -> frozenset[str]:
+    """What most documents of the task's local corpus hold; nothing is known of the web's yet."""
+    return local_corpus(task).common_terms if task.search_provider == "local" else frozenset()
+
+
+def common_terms_of(task: ResearchTask) -> frozenset[str]:
+    """The terms most documents of the task's corpus hold (a manual's product name): on the web,
+    most of the pages the task opened. They tell no page from another, so they name no subject."""
+    if task.search_provider == "local":
+        return local_corpus(task).common_terms
+    texts = [
+        f"{title}\n{text}" for title, text in Source.objects.filter(task=task).values_list("title", "text")
+    ]
+    return common_terms(texts, minimum=MIN_SOURCES_FOR_COMMON)
 
 
 def store_source(task: ResearchTask, doc: Document, *, provider: str, round_no: int) -> Source:
@@ -181,6 +199,7 @@ def store_evidence(task: ResearchTask, subquestion: SubQuestion, round_no: int) 
         question=task.question,
         max_passages=settings.RESEARCH["MAX_PASSAGES_PER_SUBQUESTION"],
         closest=CLOSEST_PASSAGES,
+        common=corpus_common_terms(task),
     )
     created = 0
     for passage in passages:

@@ -17,6 +17,7 @@ from researchapp.pipeline.planner.extractive import plan_extractive
 from researchapp.pipeline.planner.feedback import read_feedback
 from researchapp.pipeline.planner.feedback_notes import feedback_notes
 from researchapp.pipeline.planner.queries import queries_for_subquestion, queries_in_language
+from researchapp.pipeline.runner.collect import corpus_common_terms
 from researchapp.pipeline.runner.rows import record_usage, record_warnings, subquestion_value
 from researchapp.pipeline.runner.wiring import collector_for, local_corpus, planner_for
 from researchapp.pipeline.text.crosslang import text_language
@@ -45,7 +46,9 @@ def run_plan(task: ResearchTask) -> Plan:
     finally:
         record_usage(task, usage)
     # Whichever engine drafted it, a plan has 3-6 distinct sub-questions with keyword queries.
-    plan = in_corpus_language(task, validated_plan(proposed, template))
+    plan = in_corpus_language(
+        task, validated_plan(proposed, template, question=task.question, common=corpus_common_terms(task))
+    )
     revision_notes = revised_notes(
         task.question, previous, feedback, plan, by_rules=planner.name == "extractive"
     )

@@ -42,6 +42,7 @@ def evidence_value(row: Evidence) -> values.Evidence:
         cluster=source.cluster or f"s{row.source_id}",
         matched_terms=tuple(row.matched_terms or ()),
         source_reference=paper_reference(tuple(source.authors or ()), source.venue, source.year, source.doi),
+        heading="",  # read by the analyser alone (``analyse.run_analyse``), which looks it up
     )
 
 
@@ -59,6 +60,7 @@ def finding_value(row: Finding) -> values.ReviewedFinding:
         statement=row.statement,
         confidence=row.confidence,
         resolution=Resolution(row.resolution),
+        answer=row.answer,
         # Once a side is picked, what remains is simply what the finding stands on.
         links=tuple(
             values.EvidenceLink(link.evidence_id, Stance.SUPPORTS if picked else Stance(link.stance))

@@ -30,6 +30,8 @@ from researchapp.pipeline.planner import Planner
 from researchapp.pipeline.planner.extractive import ExtractivePlanner
 from researchapp.pipeline.planner.fallback import FallbackPlanner
 from researchapp.pipeline.planner.model import ModelPlanner
+from researchapp.pipeline.reader import Reader
+from researchapp.pipeline.reader.extractive import ExtractiveReader
 from researchapp.pipeline.text.contradiction import DisagreementJudge, RuleJudge
 from researchapp.pipeline.writer import Writer
 from researchapp.pipeline.writer.extractive import ExtractiveWriter
@@ -76,10 +78,17 @@ def planner_for(task: ResearchTask) -> Planner:
     return FallbackPlanner(ModelPlanner(chat.client, model=chat.model), ExtractivePlanner())
 
 
+def reader_for(task: ResearchTask) -> Reader:
+    """The read stage: the extractive reader (answer types, sentence scoring). A model-backed reader
+    (the model picks among candidate sentences by id, checked by the same answer-type rule) has its
+    frame in ``pipeline.reader`` but is not built yet: every engine reads extractively."""
+    return ExtractiveReader()
+
+
 def analyser_for(task: ResearchTask) -> Analyser:
     chat = model_for(task, ModelStage.ANALYSE)
     if chat is None:
-        return ExtractiveAnalyser()
+        return ExtractiveAnalyser(reader_for(task))
     support_model = registry.chat_model(ModelStage.SUPPORT)
     return ModelAnalyser(chat.client, model=chat.model, support_model=support_model)
 

@@ -28,11 +28,15 @@ class BM25:
             for term, count in Counter(doc).items():
                 postings[term].append((index, count))
         self.postings: dict[str, list[tuple[int, int]]] = dict(postings)
+        self._idf: dict[str, float] = {}  # relevance weighs every term of every passage by it
 
     def idf(self, term: str) -> float:
         # The "+1" form never goes negative, so a term in most documents still counts a little.
-        df = len(self.postings.get(term, ()))
-        return math.log((self.size - df + 0.5) / (df + 0.5) + 1.0)
+        known = self._idf.get(term)
+        if known is None:
+            df = len(self.postings.get(term, ()))
+            known = self._idf[term] = math.log((self.size - df + 0.5) / (df + 0.5) + 1.0)
+        return known
 
     def scores(self, query: Sequence[str]) -> list[float]:
         """One score per document; each query token counts once per occurrence in ``query``."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+from functools import lru_cache
 
 from researchapp.pipeline.text.tokens import Span, is_cjk, tokenize
 
@@ -82,7 +83,12 @@ def _period_ends_sentence(text: str, index: int, end: int) -> bool:
 
 def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     """Sentence spans of ``text[start:end]`` (offsets into ``text``), whitespace stripped."""
-    end = len(text) if end is None else end
+    return list(_sentence_spans(text, start, len(text) if end is None else end))
+
+
+@lru_cache(maxsize=1 << 14)
+def _sentence_spans(text: str, start: int, end: int) -> tuple[Span, ...]:
+    """The stages split the same quotes and pages into sentences many times: each once."""
     spans: list[Span] = []
     sentence_start = start
     index = start
@@ -113,7 +119,7 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[S
     span = _strip_span(text, sentence_start, end)
     if span:
         spans.append(span)
-    return spans
+    return tuple(spans)
 
 
 def split_paragraphs(text: str) -> list[Span]:
@@ -137,7 +143,7 @@ def split_paragraphs(text: str) -> list[Span]:
 MIN_SENTENCE_TOKENS = 4
 
 
-def _sentence_tier(sentence: str, tokens: Sequence[str]) -> int:
+def sentence_tier(sentence: str, tokens: Sequence[str]) -> int:
     """2: a full sentence; 1: a line of words without a full stop; 0: a fragment ("Why?")."""
     if len(tokens) < MIN_SENTENCE_TOKENS:
         return 0
@@ -190,7 +196,7 @@ def best_sentence(
         matched = wanted.intersection(tokens)
         weight = sum((weights or {}).get(term, 1.0) for term in matched)
         preferred = int(any(token in prefer for token in tokens))
-        rank = (_sentence_tier(quote[start:end], tokens), preferred, round(weight, 9), -start)
+        rank = (sentence_tier(quote[start:end], tokens), preferred, round(weight, 9), -start)
         if best is None or rank > best[0]:
             best = (rank, (start, end), len(matched))
     return (best[1], best[2]) if best else None

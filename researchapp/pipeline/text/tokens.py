@@ -135,13 +135,20 @@ def _word_terms(word: str) -> tuple[str, ...]:
 
 def tokenize(text: str) -> list[str]:
     """The same terms as ``tokenize_spans``, without spans: the fast path for indexing."""
+    return list(_tokenized(text))
+
+
+@lru_cache(maxsize=1 << 15)
+def _tokenized(text: str) -> tuple[str, ...]:
+    """A task tokenizes the same sentences and passages again and again (search, selection,
+    analysis, writing): each text once. Python caches a string's hash, so a long key costs once."""
     terms: list[str] = []
     for cjk, word in _WORD_OR_CJK.findall(text):
         if cjk:
             terms.extend(word for word, _, _ in _cjk_words(cjk))
         else:
             terms.extend(_word_terms(word))
-    return terms
+    return tuple(terms)
 
 
 def unique_terms(text: str) -> list[str]:

@@ -1,30 +1,33 @@
-"""The direct answer that opens a report: the passage sentences that best answer the question itself.
+"""The opening of a report: each sub-question's answer, first, in plan order.
 
-Claims of the section ``ANSWER_SECTION`` are the answer to the question (the report renders
-them first). The extractive writer picks them from the quotes the body findings stand on: whole
-sentences that hold the question's subject and, if one is asked for, its attribute, ranked by the
-rarity-weighted share of the question's terms they hold. Nothing that clears no bar is picked: a
-question the sources do not answer gets no answer claim, and the report says so.
+Claims of the section ``ANSWER_SECTION`` open the report: for each sub-question, the claims that
+state what its findings answer (the answer span first, then the sentence that states it, citing its
+quote), at most ``MAX_OPENING_CLAIMS`` each. They are moved there, not copied: the sub-question's
+own section then opens with the answer span and keeps the rest, so no quote is printed twice. What
+the sources do not state is said by the renderer (``render.build_document``).
 """
 
 from __future__ import annotations
 
-import math
+import re
 from collections.abc import Sequence
+from dataclasses import replace
 
-from researchapp.pipeline.report import report_bucket
 from researchapp.pipeline.report.structure import structure_in
-from researchapp.pipeline.text.relevance import says_the_same
-from researchapp.pipeline.text.salience import asked_of, holds_attribute
-from researchapp.pipeline.text.sentences import CLOSING, FULL_STOPS, is_heading_line, split_sentences
-from researchapp.pipeline.text.support import figures_missing
-from researchapp.pipeline.text.tokens import tokenize
-from researchapp.pipeline.values import Claim, Evidence, ReviewedFinding, SubQuestion
+from researchapp.pipeline.text.sentences import CLOSING, FULL_STOPS, is_heading_line
+from researchapp.pipeline.values import Claim, SubQuestion
 from researchapp.pipeline.writer.render import ANSWER_SECTION
 
-MAX_ANSWER_SENTENCES = 2
-MIN_ANSWER_SHARE = 0.3  # weighted share of the question's terms an answer sentence must hold
+MAX_OPENING_CLAIMS = 2
 MIN_SENTENCE_WORDS = 5
+MIN_PIECE_WORDS = 2
+_FIRST_PERSON = re.compile(
+    r"^\W*(?:we|i|our|my|us)\b|\bwe\s+(?:tested|measured|ran|used|found|tried)\b", re.I
+)
+_NAVIGATION = re.compile(
+    r"^\W*(?:see\s+also|next|previous|back\s+to|table\s+of\s+contents|click|skip\s+to|jump\s+to|home)\b",
+    re.IGNORECASE,
+)
 
 
 def display_text(sentence: str) -> str:
@@ -43,52 +46,28 @@ def is_clean_sentence(sentence: str) -> bool:
     )
 
 
-def answer_claims(question: str, findings: Sequence[ReviewedFinding]) -> list[Claim]:
-    """1. Gather the quotes the body's findings stand on. 2. Score each whole sentence by the
-    rarity-weighted share of the question's terms it holds; it must hold the subject and share
-    at least ``MIN_ANSWER_SHARE``. 3. The best ``MAX_ANSWER_SENTENCES``, each citing its quote
-    (and the set must name an asked-for attribute)."""
-    evidence: dict[int, Evidence] = {}
-    for finding in findings:
-        if report_bucket(finding) != "body":
-            continue
-        supporting = {link.evidence_id for link in finding.links}
-        for item in finding.evidence:
-            if item.id in supporting and item.clears_bar:
-                evidence.setdefault(item.id, item)
-    if not evidence:
-        return []
-    asked = asked_of(SubQuestion(0, question, ()), question)
-    terms = asked.question_terms
-    sentences = [
-        (item, item.quote[start:end])
-        for item in evidence.values()
-        for start, end in split_sentences(item.quote)
-    ]
-    sentence_terms = [set(tokenize(text)) for _, text in sentences]
-    weight = {
-        term: math.log(1.0 + len(sentences) / (1 + sum(term in held for held in sentence_terms)))
-        for term in terms
-    }
-    total = sum(weight.values()) or 1.0
-    ranked: list[tuple[float, int, str]] = []
-    for (item, text), held in zip(sentences, sentence_terms, strict=True):
-        if not is_clean_sentence(text) or (asked.subject and not held & set(asked.subject)):
-            continue
-        if asked.comparative and asked.options_named(held) < 2:
-            continue  # a comparison is answered by a sentence that sets the options side by side
-        share = sum(weight[term] for term in terms if term in held) / total
-        if share >= MIN_ANSWER_SHARE:
-            ranked.append((share, item.id, text))
-    ranked.sort(key=lambda entry: (-entry[0], entry[1]))
-    claims: list[Claim] = []
-    for _share, evidence_id, text in ranked:
-        shown = display_text(text)
-        repeats = any(says_the_same(shown, c.text) or says_the_same(c.text, shown) for c in claims)
-        if repeats or figures_missing(shown, [evidence[evidence_id].quote]):
-            continue
-        claims.append(Claim(shown, (evidence_id,), ANSWER_SECTION))
-        if len(claims) >= MAX_ANSWER_SENTENCES:
-            break
-    held = {term for claim in claims for term in tokenize(claim.text)}
-    return claims if holds_attribute(asked, held) else []
+def bears_on_a_question(sentence: str) -> bool:
+    """Not the writer's own doings in the first person ("We tested ..."), nor a page's navigation:
+    such a sentence is never a statement of the report."""
+    return not _FIRST_PERSON.search(sentence) and not _NAVIGATION.search(sentence)
+
+
+def is_answer_piece(piece: str) -> bool:
+    """A piece a reader answered with (a sentence, a lead-in with its list, a term with its
+    description, a table's row): a few words at least, not a heading, bearing on a question."""
+    return not is_heading_line(piece) and len(piece.split()) >= MIN_PIECE_WORDS and bears_on_a_question(piece)
+
+
+def opening_claims(subquestions: Sequence[SubQuestion], claims: Sequence[Claim]) -> list[Claim]:
+    """``claims`` with each sub-question's answer claims (those with an answer span, at most
+    ``MAX_OPENING_CLAIMS``; without any, its first claim: a finding nobody read for a span, such as
+    a model's or an analyst's) moved to the opening, in plan order."""
+    moved: dict[int, Claim] = {}
+    for subquestion in sorted(subquestions, key=lambda sq: (sq.order, sq.id)):
+        own = [(i, c) for i, c in enumerate(claims) if c.section == str(subquestion.id)]
+        answering = [(i, c) for i, c in own if c.answer] or own[:1]
+        for index, claim in answering[:MAX_OPENING_CLAIMS]:
+            moved[index] = replace(claim, section=ANSWER_SECTION, about=str(subquestion.id))
+    order = {sq.id: (sq.order, sq.id) for sq in subquestions}
+    opening = sorted(moved.values(), key=lambda c: order.get(int(c.about), (1 << 30, 0)))
+    return opening + [claim for index, claim in enumerate(claims) if index not in moved]

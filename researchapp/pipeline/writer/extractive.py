@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from researchapp.core.enums import FindingStatus, Resolution, Stance
-from researchapp.pipeline.report import WRITTEN_MARKER, report_bucket
+from researchapp.pipeline.report import report_bucket
 from researchapp.pipeline.report.structure import structure_in, structure_spans
 from researchapp.pipeline.text.relevance import GENERIC_TERMS, says_the_same
-from researchapp.pipeline.text.sentences import best_sentence, is_statement
+from researchapp.pipeline.text.sentences import best_sentence, is_statement, split_sentences
 from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import (
     Brief,
@@ -20,7 +20,14 @@ from researchapp.pipeline.values import (
     SubQuestion,
     UsageLog,
 )
-from researchapp.pipeline.writer.answer import answer_claims, display_text
+from researchapp.pipeline.writer.answer import (
+    bears_on_a_question,
+    display_text,
+    is_answer_piece,
+    is_clean_sentence,
+    opening_claims,
+)
+from researchapp.pipeline.writer.comments import comment_responses, objected_terms  # noqa: F401
 from researchapp.pipeline.writer.render import NEUTRAL_DISPUTE, render_draft
 
 # --- the extractive writer --------------------------------------------------------------------
@@ -47,30 +54,10 @@ def _rejections(feedback: Sequence[CheckIssue]) -> tuple[set[str], set[int]]:
     return texts, bad_ids
 
 
-# Words of an analyst's comment that say what to do, not what it is about.
-_COMMENT_NOISE = frozenset(
-    """please these those this that they them about wrong irrelevant unrelated off topic remove drop
-    delete cut leave out keep report draft claim claims sentence sentences section sections quote
-    quotes source sources answer question nothing anything something fix change rewrite again not
-    only also too more less instead here there should must need needs""".split()
-)
-
-
-def objected_terms(question: str, feedback: Sequence[CheckIssue]) -> set[str]:
-    """What an analyst's send-back comment objects to ("these are about batteries" → battery):
-    the comment's content words that the question itself does not use. A claim holding one is
-    left out of the next draft, so a comment changes the result even without naming a claim."""
-    asked = set(tokenize(question))
-    comments = " ".join(issue.message for issue in feedback if issue.code == "analyst_feedback")
-    return {
-        term
-        for term in tokenize(WRITTEN_MARKER.sub(" ", comments))
-        if term not in asked and term not in _COMMENT_NOISE and not term.isdigit()
-    }
-
-
 def _claim_for(finding: ReviewedFinding, terms: Sequence[str], bad_ids: set[int]) -> Claim | None:
-    """A verbatim sentence of the best kept quote, citing every kept quote that says it."""
+    """The finding's statement, verbatim in its best kept quote, citing every kept quote that says
+    it; a finding the reader answered keeps its answer span and its whole piece (a list, a term
+    with its description); any other a whole sentence of the quote."""
     supporting = {link.evidence_id for link in finding.links if link.stance is Stance.SUPPORTS}
     kept = sorted(
         (item for item in finding.evidence if item.id in supporting and item.id not in bad_ids),
@@ -78,22 +65,42 @@ def _claim_for(finding: ReviewedFinding, terms: Sequence[str], bad_ids: set[int]
     )
     if not kept:
         return None
-    best = kept[0]
+    holding = [item for item in kept if finding.statement and finding.statement in item.quote]
+    best = holding[0] if holding else kept[0]
+    if (
+        finding.answer
+        and holding
+        and is_answer_piece(finding.statement)
+        and not structure_in(finding.statement)
+    ):
+        ids = [item.id for item in holding] + [
+            item.id for item in kept if item not in holding and finding.answer in item.quote
+        ]
+        return Claim(display_text(finding.statement), tuple(ids), str(finding.subquestion_id), finding.answer)
     if finding.statement and finding.statement in best.quote and not structure_in(finding.statement):
         start = best.quote.index(finding.statement)
         end = start + len(finding.statement)
     else:
         # The best other sentence of the quote: one holding "[证据不足]" or "[E3]" is text, never a claim.
         wanted = list(dict.fromkeys([*tokenize(finding.statement), *terms]))
-        picked = best_sentence(best.quote, wanted, avoid=structure_spans(best.quote))
+        # A sentence about the writer's own doings ("We tested ... in our climate chamber"), a page's
+        # navigation or a mark of the report's own structure is never a statement.
+        aside = [(s, e) for s, e in split_sentences(best.quote) if not bears_on_a_question(best.quote[s:e])]
+        picked = best_sentence(best.quote, wanted, avoid=[*structure_spans(best.quote), *aside])
         if picked is None:
             return None
         (start, end), _ = picked
     sentence = best.quote[start:end]
-    if not is_statement(best.quote, (start, end)):
-        return None  # a heading, a line of a table, a fragment: never a claim
+    if (
+        not is_statement(best.quote, (start, end))
+        or not is_clean_sentence(sentence)
+        or not bears_on_a_question(sentence)
+    ):
+        return None  # a heading, a line of a table, a fragment, a test method: never a claim
     ids = [best.id] + [item.id for item in kept[1:] if says_the_same(sentence, item.quote)]
-    return Claim(display_text(sentence), tuple(ids), str(finding.subquestion_id))
+    # The side an analyst picked answers its sub-question: the opening states it.
+    decided = display_text(sentence) if finding.resolution is Resolution.PICKED else ""
+    return Claim(display_text(sentence), tuple(ids), str(finding.subquestion_id), decided)
 
 
 def write_extractive(
@@ -103,33 +110,34 @@ def write_extractive(
     *,
     feedback: Sequence[CheckIssue] = (),
 ) -> Draft:
-    """Claims from supported findings and picked conflicts, then the shared rendering.
+    """Claims from supported findings and picked conflicts, the opening, then the shared rendering.
 
-    1. Read the feedback: claims to drop, evidence not to cite.
-    2. The direct answer: the sentences that best answer the question itself (``answer_claims``).
-    3. One claim per reportable finding, in sub-question order; a sentence already claimed
-       (in the answer, this section or an earlier one) is not printed again: its evidence joins
-       that claim.
+    1. Read the feedback: claims to drop, evidence not to cite, words an analyst objects to.
+    2. One claim per reportable finding, in sub-question order; a sentence already claimed (in this
+       section or an earlier one) is not printed again: its evidence joins that claim.
+    3. The opening: each sub-question's answer claims move to the top (``opening_claims``).
     4. Disputed findings lose links to rejected evidence; a rejected dispute statement is
        replaced by a neutral one that asserts nothing.
+    5. Say what was done with an analyst's comment on the whole report (``comment_responses``).
     """
     rejected_texts, bad_ids = _rejections(feedback)
     objected = objected_terms(question, feedback)
     known = {sq.id: sq for sq in subquestions}
-
-    def rejected(claim: Claim) -> bool:
-        return claim.text in rejected_texts or bool(objected.intersection(tokenize(claim.text)))
-
-    answer = answer_claims(question, _without(findings, bad_ids))
-    # A body sentence the answer already states is not printed again: its evidence joins the answer.
-    claims: dict[str, Claim] = {claim.text: claim for claim in answer if not rejected(claim)}
-    for finding in sorted(findings, key=lambda f: (_order(known, f.subquestion_id), f.id)):
+    claims: dict[str, Claim] = {}
+    left_out = 0
+    # Within a sub-question, the side an analyst picked comes first: the opening states it.
+    decided_first = sorted(
+        findings, key=lambda f: (_order(known, f.subquestion_id), f.resolution is not Resolution.PICKED, f.id)
+    )
+    for finding in decided_first:
         if report_bucket(finding) != "body" or finding.status is FindingStatus.INSUFFICIENT:
             continue
         subquestion = known.get(finding.subquestion_id)
-        terms = _content_terms(subquestion.text if subquestion else "")
-        claim = _claim_for(finding, terms, bad_ids)
-        if claim is None or rejected(claim):
+        claim = _claim_for(finding, _content_terms(subquestion.text if subquestion else ""), bad_ids)
+        if claim is None or claim.text in rejected_texts:
+            continue
+        if objected.intersection(tokenize(claim.text)):
+            left_out += 1
             continue
         if claim.text in claims:
             merged = tuple(dict.fromkeys(claims[claim.text].evidence_ids + claim.evidence_ids))
@@ -137,7 +145,9 @@ def write_extractive(
         else:
             claims[claim.text] = claim
     reportable = _revised_disputes(findings, rejected_texts, bad_ids)
-    return render_draft(question, subquestions, reportable, list(claims.values()))
+    opening = opening_claims(subquestions, list(claims.values()))
+    responses = comment_responses(feedback, objected, left_out)
+    return render_draft(question, subquestions, reportable, opening, responses)
 
 
 def _without(findings: Sequence[ReviewedFinding], bad_ids: set[int]) -> list[ReviewedFinding]:

@@ -27,7 +27,13 @@ from researchapp.pipeline.report.document import (
     document_from_json,
     document_json,
 )
-from researchapp.pipeline.report.labels import EN, Labels, labels_of_title
+from researchapp.pipeline.report.labels import (
+    EN,
+    STATED_ABOVE_NOTE,
+    WEAK_SECTION_NOTE,
+    Labels,
+    labels_of_title,
+)
 from researchapp.pipeline.report.markdown import (
     DISPUTED_NOTE,
     GAP_NOTE,
@@ -37,12 +43,14 @@ from researchapp.pipeline.report.markdown import (
     markdown_text,
     role_label,
 )
+from researchapp.pipeline.text.facets import UNANSWERED_NOTE
 from researchapp.pipeline.values import Claim, Draft, Evidence, ReviewedFinding, SubQuestion
 
 ANSWER_SECTION = "answer"  # claims that answer the question directly; rendered first
 DISPUTED_SECTION = "disputed"
 NEUTRAL_DISPUTE = "Sources disagree on this point; see the quoted passages."
-SUMMARY_LENGTH = 5
+# A section whose whole answer is a sentence the opening states: it is not written again.
+ANSWERED_ABOVE_NOTE = STATED_ABOVE_NOTE
 
 
 def _evidence_index(findings: Sequence[ReviewedFinding]) -> dict[int, Evidence]:
@@ -72,7 +80,7 @@ def _decision(finding: ReviewedFinding) -> Decision:
 
 
 def _statement(claim: Claim) -> Statement:
-    return Statement(claim.text, tuple(dict.fromkeys(claim.evidence_ids)))
+    return Statement(claim.text, tuple(dict.fromkeys(claim.evidence_ids)), claim.answer)
 
 
 def _dispute(finding: ReviewedFinding) -> tuple[Dispute, Claim | None]:
@@ -116,7 +124,11 @@ def _gap_statement(finding: ReviewedFinding) -> str:
     return finding.statement
 
 
-def _why_no_claims(subquestion_id: int, findings: Sequence[ReviewedFinding], claims: Sequence[Claim]) -> str:
+def _why_no_claims(
+    subquestion_id: int, findings: Sequence[ReviewedFinding], claims: Sequence[Claim], answered_above: bool
+) -> str:
+    if answered_above:
+        return ""
     if stated_elsewhere(subquestion_id, findings, claims):
         return STATED_ABOVE_LINE
     own = [finding for finding in findings if finding.subquestion_id == subquestion_id]
@@ -124,6 +136,8 @@ def _why_no_claims(subquestion_id: int, findings: Sequence[ReviewedFinding], cla
         return DISPUTED_NOTE
     if any(report_bucket(finding) == "gap" for finding in own):
         return GAP_NOTE
+    if any(report_bucket(finding) == "body" for finding in own):
+        return WEAK_SECTION_NOTE  # what it found states no answer: marked, and the task goes on
     return NO_CLAIMS_LINE
 
 
@@ -131,36 +145,60 @@ def _is_shown_as_dispute(finding: ReviewedFinding) -> bool:
     return report_bucket(finding) == "disputed" or finding.resolution is Resolution.PICKED
 
 
+def _not_stated(subquestions: Sequence[SubQuestion], findings: Sequence[ReviewedFinding]) -> tuple[str, ...]:
+    """The sub-questions every finding of which is a point to verify (not a facet left unreported
+    because the question itself is not answered): what the opening says the sources do not state."""
+    missing = []
+    for subquestion in sorted(subquestions, key=lambda sq: (sq.order, sq.id)):
+        own = [f for f in findings if f.subquestion_id == subquestion.id and report_bucket(f) != "left_out"]
+        if own and all(report_bucket(f) == "gap" and UNANSWERED_NOTE not in f.statement for f in own):
+            missing.append(" ".join(subquestion.text.split()))
+    return tuple(missing)
+
+
+def _section_answer(claims: Sequence[Claim]) -> str:
+    """The answer a section opens with: the span its opening claim states, when it is shorter
+    than the sentence (a whole-sentence answer is not written twice)."""
+    for claim in claims:
+        if claim.answer and " ".join(claim.answer.split()) != " ".join(claim.text.split()):
+            return " ".join(claim.answer.split())
+    return ""
+
+
 def build_document(
     question: str,
     subquestions: Sequence[SubQuestion],
     findings: Sequence[ReviewedFinding],
     claims: Sequence[Claim],
+    responses: Sequence[str] = (),
 ) -> tuple[Document, list[Claim]]:
     """What the report says where, and every claim it makes (disputed statements included).
 
-    1. The direct answer: claims of the "answer" section; without any, the sections' first claims.
-    2. One section per sub-question with its claims, or a note: nothing supported, or stated above.
+    1. The opening: each sub-question's answer (claims of the "answer" section, in plan order),
+       then what the sources do not state.
+    2. One section per sub-question: it opens with its answer (stated above), then its other
+       claims, or a note: answered above, nothing supported, disputed, to verify, or marked (the
+       passages found state no answer: the section says so, the task goes on).
     3. Disputes: each disagreement once, both sides quoted, the analyst's decision; a picked side is
        stated in the body and the other side kept on record here.
     4. Gaps ([证据不足]): what was searched and the closest passages.
     Claims whose section names neither the answer nor a sub-question are left out: nothing unplaced
     is printed.
     """
-    rendered: list[Claim] = [claim for claim in claims if claim.section == ANSWER_SECTION]
+    opening = [claim for claim in claims if claim.section == ANSWER_SECTION]
+    rendered: list[Claim] = list(opening)
     sections = []
     for subquestion in sorted(subquestions, key=lambda sq: (sq.order, sq.id)):
         own = [claim for claim in claims if claim.section == str(subquestion.id)]
+        above = [claim for claim in opening if claim.about == str(subquestion.id)]
         rendered += own
-        note = "" if own else _why_no_claims(subquestion.id, findings, claims)
-        sections.append(Section(subquestion.id, subquestion.text, tuple(map(_statement, own)), note))
-
-    answer = tuple(_statement(claim) for claim in rendered if claim.section == ANSWER_SECTION)
-    firsts = tuple(section.statements[0] for section in sections if section.statements)[:SUMMARY_LENGTH]
-    summary = not answer and len(firsts) > 1  # one section's first claim would only repeat it
-    if summary:
-        answer = firsts
-
+        note = "" if own else _why_no_claims(subquestion.id, findings, claims, bool(above))
+        note = note or ("" if own or not above or _section_answer(above) else ANSWERED_ABOVE_NOTE)
+        sections.append(
+            Section(
+                subquestion.id, subquestion.text, tuple(map(_statement, own)), note, _section_answer(above)
+            )
+        )
     disputes, shown = [], set()
     for finding in filter(_is_shown_as_dispute, findings):
         if finding.statement in shown:  # one disagreement found under two sub-questions
@@ -169,15 +207,15 @@ def build_document(
         dispute, claim = _dispute(finding)
         disputes.append(dispute)
         rendered += [claim] if claim else []
-
     gaps = tuple(_gap(finding) for finding in findings if report_bucket(finding) == "gap")
     document = Document(
         title=" ".join(question.split()),
-        answer=answer,
-        answer_is_summary=summary,
+        answer=tuple(map(_statement, opening)),
         sections=tuple(sections),
         disputes=tuple(disputes),
         gaps=gaps,
+        not_stated=_not_stated(subquestions, findings),
+        responses=tuple(responses),
     )
     return document, rendered
 
@@ -196,10 +234,12 @@ def render_draft(
     subquestions: Sequence[SubQuestion],
     findings: Sequence[ReviewedFinding],
     claims: Sequence[Claim],
+    responses: Sequence[str] = (),
 ) -> Draft:
     """The draft: its structure, its claims, and its Markdown (title, provenance line, body, and
-    references: every cited evidence id once, in reading order, with its quote and source)."""
-    document, rendered = build_document(question, subquestions, findings, claims)
+    references: every cited evidence id once, in reading order, with its quote and source).
+    ``responses``: what the writer did with the analyst's comment on the version before."""
+    document, rendered = build_document(question, subquestions, findings, claims, responses)
     index = _evidence_index(findings)
     return Draft(
         markdown=draft_markdown(document, index), claims=tuple(rendered), document=document_json(document)
