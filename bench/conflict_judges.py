@@ -19,6 +19,7 @@ import importlib.util
 import json
 import socket
 import time
+from collections import Counter
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
@@ -28,7 +29,7 @@ from bench.common import DATA_ROOT, Figure, Skipped, main, require_path
 NAME = "conflict_judges"
 
 
-def case_sides(folder: Path, docs: list[str]):
+def case_sides(folder: Path, docs: list[str], question: str = ""):
     from researchapp.pipeline.collector.splitting import split_passages
     from researchapp.pipeline.text.contradiction import Side
 
@@ -45,7 +46,9 @@ def case_sides(folder: Path, docs: list[str]):
         for start, end in split_passages(text):
             context = text if len(text) <= 2000 else ""
             sides.append(
-                Side(number, start, end, text[start:end], len(sides) + 1, 1, 1.0, context, published)
+                Side(
+                    number, start, end, text[start:end], len(sides) + 1, 1, 1.0, context, published, question
+                )
             )
     return sides
 
@@ -59,16 +62,17 @@ def score(records: list[dict], data: Path, judge) -> dict:
     positives = {"main": 0, "host": 0}
     false = {"main": 0, "host": 0}
     kinds: dict[str, list[int]] = {}
+    rules: dict[str, list[int]] = {}  # rule -> [on the case's own pair, anywhere else]
     usage = UsageLog()
     for record in records:
         docs = record["docs"]
-        pairs = candidate_pairs(case_sides(data / "cases" / record["id"], docs))
-        flags = [
-            {docs[j.pair.first.source_id], docs[j.pair.second.source_id]}
-            for j in judge.judge(pairs, usage=usage)
-            if j.verdict == CONTRADICT
-        ]
+        pairs = candidate_pairs(case_sides(data / "cases" / record["id"], docs, record["question"]))
+        judged = [j for j in judge.judge(pairs, usage=usage) if j.verdict == CONTRADICT]
+        flags = [{docs[j.pair.first.source_id], docs[j.pair.second.source_id]} for j in judged]
         hit = record["label"] == "conflict" and set(record["pair"]) in flags
+        for judgement, files in zip(judged, flags, strict=True):
+            counts = rules.setdefault(judgement.rule or judgement.judge, [0, 0])
+            counts[0 if hit and files == set(record["pair"]) else 1] += 1
         groups = ["host"] if record.get("same_host") else ["main"]
         if record["label"] == "none":
             groups = ["main", "host"]
@@ -81,7 +85,14 @@ def score(records: list[dict], data: Path, judge) -> dict:
             kinds[record["kind"]][0] += hit
             kinds[record["kind"]][1] += 1
     calls = len(usage.calls)
-    return {"caught": caught, "positives": positives, "false": false, "kinds": kinds, "calls": calls}
+    return {
+        "caught": caught,
+        "positives": positives,
+        "false": false,
+        "kinds": kinds,
+        "calls": calls,
+        "rules": rules,
+    }
 
 
 def _figures(label: str, result: dict, half: str) -> list[Figure]:
@@ -99,7 +110,42 @@ def _figures(label: str, result: dict, half: str) -> list[Figure]:
         )
     kinds = ", ".join(f"{kind} {hit}/{total}" for kind, (hit, total) in sorted(result["kinds"].items()))
     figures.append(Figure(NAME, f"{label}: caught by kind", kinds, note=f"{result['calls']} model calls"))
+    rules = ", ".join(
+        f"{rule} {right}/{right + wrong}" for rule, (right, wrong) in sorted(result["rules"].items())
+    )
+    figures.append(Figure(NAME, f"{label}: each rule, on the pair / all it fired", rules))
     return figures
+
+
+def wice_negatives(path: Path, judge) -> Figure:
+    """Negatives from another third-party set: each WiCE claim its article supports, paired with
+    that article's passages. A source seldom contradicts the claim it supports, so every
+    contradiction here is counted as a false flag (by rule: which mechanism over-fires)."""
+    from researchapp.pipeline.collector.splitting import split_passages
+    from researchapp.pipeline.text.contradiction import CONTRADICT, Side
+    from researchapp.pipeline.text.contradiction.pairs import candidate_pairs
+    from researchapp.pipeline.values import UsageLog
+
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    supported = [r for r in records if r["label"] == "supported"]
+    flagged, rules = 0, Counter()
+    for record in supported:
+        article = "\n".join(line for line in record["evidence"] if not line.startswith("(meta data)"))
+        sides = [Side(0, 0, len(record["claim"]), record["claim"], 1, 1, 1.0)]
+        sides += [
+            Side(1, start, end, article[start:end], len(sides) + n + 1, 1, 1.0)
+            for n, (start, end) in enumerate(split_passages(article))
+        ]
+        judged = [j for j in judge.judge(candidate_pairs(sides), usage=UsageLog()) if j.verdict == CONTRADICT]
+        flagged += bool(judged)
+        rules.update(j.rule or j.judge for j in judged)
+    by_rule = ", ".join(f"{rule} {count}" for rule, count in sorted(rules.items())) or "none"
+    return Figure(
+        NAME,
+        "WiCE supported claims flagged against their own article",
+        f"{flagged} of {len(supported)}",
+        note=f"false flags by rule: {by_rule}",
+    )
 
 
 def _free_port() -> int:
@@ -146,6 +192,7 @@ def smollm2_server():
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", type=Path, default=DATA_ROOT / "conflicts")
     parser.add_argument("--half", choices=("all", "first", "second"), default="second")
+    parser.add_argument("--wice", type=Path, default=DATA_ROOT / "claims" / "wice_dev.jsonl")
     parser.add_argument("--smollm2", action="store_true", help="judge with SmolLM2-135M through llama.cpp")
     parser.add_argument("--model-url", default="", help="an OpenAI-compatible server's /v1 address")
     parser.add_argument("--model", default="smollm2-135m")
@@ -162,6 +209,8 @@ def run(args: argparse.Namespace) -> list[Figure]:
     ]
     records = {"first": records[0::2], "second": records[1::2]}.get(args.half, records)
     figures = _figures("rules", score(records, data, RuleJudge()), args.half)
+    if args.wice.exists():
+        figures.append(wice_negatives(args.wice, RuleJudge()))
     if args.smollm2 or args.model_url:
         with smollm2_server() if args.smollm2 else _given(args.model_url) as url:
             client = OpenAIChat("local", base_url=url, timeout=600, max_retries=0)

@@ -17,6 +17,8 @@ BUILT_1874 = "Records show the Greywater Point lighthouse was built by the harbo
 
 def analysing_task(researcher):
     scenario = task_with_plan(researcher, status="analysing", plan_status=Plan.Status.APPROVED)
+    # the judges align passages on the question they were found for: these ask about the lighthouse
+    scenario.plan.subquestions.update(text="When was the Greywater Point lighthouse built?")
     return scenario.task, list(scenario.plan.subquestions.order_by("order"))
 
 

@@ -69,14 +69,22 @@ def find_disputes(
     pool: Sequence[Side] = (),
     snapshots: Mapping[int, str] | None = None,
     published: Mapping[int, date] | None = None,
+    questions: Mapping[int, str] | None = None,
     usage: UsageLog,
 ) -> list[Dispute]:
     """Candidate pairs of the evidence that cleared the bar (and of it with ``pool`` passages),
     judged, grouped into disputes. ``snapshots`` (source id → text) give short documents' context,
-    ``published`` (source id → date) the date a page's "20 years ago" counts back from."""
-    snapshots, published = snapshots or {}, published or {}
+    ``published`` (source id → date) the date a page's "20 years ago" counts back from,
+    ``questions`` (sub-question id → its text and the task's question) what each passage was
+    found for: the subject and the kind of fact the judges align on."""
+    snapshots, published, questions = snapshots or {}, published or {}, questions or {}
     sides = [
-        evidence_side(item, snapshots.get(item.source_id, ""), published.get(item.source_id))
+        evidence_side(
+            item,
+            snapshots.get(item.source_id, ""),
+            published.get(item.source_id),
+            questions.get(item.subquestion_id or 0, ""),
+        )
         for item in evidence
         if item.clears_bar
     ]

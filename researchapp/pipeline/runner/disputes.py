@@ -65,12 +65,17 @@ def judge_task(
     rows = Source.objects.filter(task=task).order_by("pk").values_list("pk", "text", "published")
     snapshots = {pk: text for pk, text, _ in rows}
     published = {pk: day for pk, _, day in rows if day}
+    questions = {
+        pk: f"{text}\n{task.question}"
+        for pk, text in SubQuestion.objects.filter(plan__task=task).values_list("pk", "text")
+    }
     disputes = find_disputes(
         evidence,
         judge,
         pool=pool_sides(snapshots, published),
         snapshots=snapshots,
         published=published,
+        questions=questions,
         usage=usage,
     )
     promoted = store_other_sides(task, disputes)

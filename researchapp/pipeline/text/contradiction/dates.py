@@ -15,9 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from researchapp.pipeline.text.contradiction.align import different_subjects
 from researchapp.pipeline.text.contradiction.numbers import values_of
 from researchapp.pipeline.text.contradiction.polarity import NEGATION
-from researchapp.pipeline.text.contradiction.statements import Statement, clause_of
+from researchapp.pipeline.text.contradiction.statements import Statement, Word, clause_of
 from researchapp.pipeline.text.tokens import Span
 
 _MONTHS = {
@@ -149,16 +150,64 @@ def _anchor(statement: Statement, span: Span) -> frozenset[str]:
     return frozenset(w.root for w in statement.words if clause[0] <= w.start < clause[1]) & statement.topic
 
 
+_RELATION = re.compile(r"\b(?P<word>since|after|until|till|through|before)\s+(?:the\s+)?$", re.I)
+_RELATIONS = {"since": "start", "after": "start", "until": "end", "till": "end", "through": "end",
+              "before": "end"}  # fmt: skip
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)?")
+MIN_EVENT = 2  # words two dates' clauses share: who or what, and what happened
+EVENT_REACH = 4  # the topic words nearest a date, one of which names what it dates
+
+
+def _nearest(statement: Statement, span: Span) -> frozenset[str]:
+    """The ``EVENT_REACH`` topic words of the date's clause nearest to it: what it dates ("was
+    introduced Jan. 24, 2019"), not what the rest of a long sentence says."""
+    clause, topic = clause_of(statement, span[0]), statement.topic
+    words = [w for w in statement.words if clause[0] <= w.start < clause[1] and w.root in topic]
+    words = [w for w in words if not span[0] <= w.start < span[1] and not _ORDINAL.fullmatch(w.root)]
+
+    def distance(word: Word) -> tuple[bool, int]:
+        between = (word.end, span[0]) if word.end <= span[0] else (span[1], word.start)
+        return "," in statement.text[between[0] : between[1]], between[1] - between[0]
+
+    words.sort(key=distance)  # the date's own phrase first: "available ... by early 2021, Dr Ella"
+    return frozenset(w.root for w in words[:EVENT_REACH])
+
+
+def relation(statement: Statement, given: Date) -> str:
+    """How a date dates its clause: "start" ("since August 2015", "after 2010"), "end" ("until
+    2001", "before 1990") or a "point" ("in 2013", "on 14 September", "from Monday August 10").
+    A start and a point are not two dates of one event."""
+    match = _RELATION.search(statement.text[max(statement.start, given.span[0] - 16) : given.span[0]])
+    return _RELATIONS.get(match.group("word").lower(), "point") if match else "point"
+
+
+def _one_event(
+    a: Statement, b: Statement, first: Date, second: Date, one_date_each: bool, asked: frozenset[str]
+) -> bool:
+    """Both dates date one event: a word nearest each is the same (``_nearest``), and their
+    clauses share ``MIN_EVENT`` words or each passage gives just the one date. Given the question
+    (``asked``: its terms), each date's clause holds one of its terms; without one (two statements
+    of a report), two of the nearest words meet: a page tells many events of one subject."""
+    anchors = _anchor(a, first.span), _anchor(b, second.span)
+    nearest = _nearest(a, first.span) & _nearest(b, second.span)
+    if not nearest or (not asked and len(nearest) < MIN_EVENT):
+        return False
+    if asked and not (anchors[0] & asked and anchors[1] & asked):
+        return False
+    return len(anchors[0] & anchors[1]) >= MIN_EVENT or one_date_each
+
+
 def disagreeing_dates(
     a: Statement,
     b: Statement,
     passages_share: int,
     one_date_each: bool,
     published: tuple[date | None, date | None] = (None, None),
+    asked: frozenset[str] = frozenset(),
 ) -> tuple[Date, Date, frozenset[str]] | None:
     """The first pair of dates of ``a`` and ``b`` for one event that cannot both hold: their
-    passages are about one thing (``passages_share`` topic roots) and the dates' clauses share an
-    event word ("introduced", "mandatory"), or each passage gives just the one date."""
+    passages are about one thing (``passages_share`` topic roots), the dates relate to their
+    clauses alike (a point is not a start), and the clauses share the event (``_one_event``)."""
     if passages_share < 2:
         return None
     for first in dates_of(a, published[0]):
@@ -167,9 +216,39 @@ def disagreeing_dates(
                 continue
             if _dates_a_figure(a, first) or _dates_a_figure(b, second):
                 continue
-            event = _anchor(a, first.span) & _anchor(b, second.span)
-            if event or one_date_each:
-                return first, second, event
+            if relation(a, first) != relation(b, second):
+                continue
+            if different_subjects(a, b, first.span[0], second.span[0]):
+                continue
+            if _one_event(a, b, first, second, one_date_each, asked):
+                return first, second, _anchor(a, first.span) & _anchor(b, second.span)
+    return None
+
+
+def _after(later: Date, earlier: Date) -> bool:
+    if later.year is None or earlier.year is None or later.slack or earlier.slack:
+        return False
+    return (later.year, later.month or 0, later.day or 0) > (
+        earlier.year,
+        earlier.month or 13,
+        earlier.day or 32,
+    )
+
+
+def none_since(a: Statement, b: Statement) -> tuple[Date, Date] | None:
+    """``a`` says something has not happened since a date ("no load shedding since August 2015"),
+    ``b`` dates it after that ("there was load shedding on 14 September 2015"): the clause of
+    each shares the thing, and ``b``'s date is later."""
+    for first in dates_of(a):
+        if relation(a, first) != "start":
+            continue
+        clause = clause_of(a, first.span[0])
+        if not NEGATION.search(a.text, clause[0], first.span[0]):
+            continue
+        for second in dates_of(b):
+            if relation(b, second) == "point" and _after(second, first):
+                if len(_anchor(a, first.span) & _anchor(b, second.span)) >= MIN_EVENT - 1:
+                    return first, second
     return None
 
 

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from researchapp.pipeline.text.contradiction.align import different_subjects
 from researchapp.pipeline.text.contradiction.polarity import NEGATION
 from researchapp.pipeline.text.contradiction.statements import (
     Statement,
@@ -300,6 +301,8 @@ def disagreeing_values(
                 continue  # a time series
             near = _context(a, first.span) & _context(b, second.span)
             if len(near) < 1 or len(shared) < 2 or _other_things(a, b, first, second):
+                continue
+            if different_subjects(a, b, first.span[0], second.span[0]):
                 continue
             if any(_meets(v, second) and not v.negated for v in all_a) or any(
                 _meets(v, first) and not v.negated for v in all_b

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from researchapp.pipeline.text.contradiction import Pair, Side
+from researchapp.pipeline.text.contradiction.values import Pair, Side
 
 MIN_SHARED = 2
 MAX_PAIRS = 400  # a task's pairs, most shared words first: the judges' work stays bounded

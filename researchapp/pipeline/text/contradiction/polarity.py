@@ -14,17 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from researchapp.pipeline.text.contradiction.align import different_subjects
 from researchapp.pipeline.text.contradiction.statements import Statement, Word, clause_of, root
 from researchapp.pipeline.text.tokens import Span
 
 NEGATION = re.compile(
-    r"\b(?:not|no|never|nor|none|nothing|nobody|neither|cannot|without)\b|n[’']t\b|\bno longer\b",
-    re.IGNORECASE,
-)
-REFUTATION = re.compile(
-    r"\b(?:false(?:ly)?|fake|untrue|not true|inaccurate|misattributed|wrongly attributed|"
-    r"falsely attributed|den(?:y|ies|ied|ying)|debunk(?:s|ed)?|hoax|baseless|fabricated|"
-    r"no truth|no evidence|you are wrong|is wrong|misleading|rumou?rs?)\b|谣言|不实|虚假|否认|辟谣",
+    r"\bno longer\b|\b(?:not|no|never|nor|none|nothing|nobody|neither|cannot|without)\b|n[’']t\b",
     re.IGNORECASE,
 )
 _UP = frozenset(
@@ -39,85 +34,104 @@ _DOWN = frozenset(
     dropped decline declines declined declining shrink shrank shrunk cut cuts reduce reduced
     reduction lower lowered plunge plunged slump slumped""".split()
 )
-NEGATION_REACH = 4  # content words after a negation that it governs
 CHANGE_REACH = 8  # content words between a thing and the verb that changes it
 MIN_SHARED = 2
-REFUTE_REACH = 4  # content words between "denied"/"false" and what it calls false
-VERDICT_WORDS = 8  # "This is some very seriously fake news.": a sentence that only gives a verdict
+MIN_CLAUSE_SHARED = 2  # the negated word and one more: its subject or its object
+# Words between a negation and what it negates that are not what it negates ("does not directly pay").
+_ADVERBS = frozenset(
+    "directly even ever always actually really yet also just currently necessarily specifically".split()
+)
+_VERDICT = re.compile(r"^\W*(?:no|false|fake|wrong|incorrect|untrue)\b[\s,.:;!-]", re.IGNORECASE)
 
 
-def _negated(statement: Statement) -> dict[str, Span]:
-    """Root → the span from the negation to the word, for words a negation governs."""
-    governed: dict[str, Span] = {}
+def _negated(statement: Statement) -> dict[str, tuple[Span, int]]:
+    """Root → (the span from the negation to the word, the cue's start) for the word each negation
+    negates: the first content word after it in its clause ("does not own", "no nurses", "will no
+    longer issue"), adverbs skipped."""
+    governed: dict[str, tuple[Span, int]] = {}
     for cue in NEGATION.finditer(statement.text, statement.start, statement.end):
         clause_end = clause_of(statement, cue.start())[1]
-        index = statement.index_of(cue.end())
-        for word in statement.words[index : index + NEGATION_REACH]:
+        for word in statement.words[statement.index_of(cue.end()) :]:
             if word.start >= clause_end:
                 break
-            governed.setdefault(word.root, (cue.start(), word.end))
+            if statement.text[word.start : word.end].lower() not in _ADVERBS:
+                governed.setdefault(word.root, ((cue.start(), word.end), cue.start()))
+                break
     return governed
 
 
-def _asserted(statement: Statement, negated: dict[str, Span]) -> dict[str, Word]:
-    return {word.root: word for word in statement.words if word.root not in negated}
+def _asserted(statement: Statement, negated: dict[str, tuple[Span, int]]) -> dict[str, Word]:
+    """Words no negation of the sentence reaches."""
+    spans = [span for span, _ in negated.values()]
+    return {
+        word.root: word
+        for word in statement.words
+        if word.root not in negated and not any(s <= word.start < e for s, e in spans)
+    }
+
+
+def clause_roots(statement: Statement, position: int) -> frozenset[str]:
+    start, end = clause_of(statement, position)
+    return frozenset(w.root for w in statement.words if start <= w.start < end) & statement.topic
 
 
 def negated_word(
     a: Statement, b: Statement, shared: frozenset[str]
 ) -> tuple[Sequence[Span], Sequence[Span], str] | None:
-    """Shape 1: a shared word negated on one side only; (spans of a, spans of b, the word). Two
-    statements sharing only a couple of words ("people", "program") are not yet about one thing."""
-    named = {r.removeprefix("name:") for r in shared if r.startswith("name:")}
+    """Shape 1: the word a negation negates is asserted by the other side, and the two clauses
+    share one more word (its subject or its object): "Joe Biden does not own an island" / "Joe
+    Biden owns island"; (spans of a, spans of b, the word)."""
     if len(shared) < MIN_SHARED:
         return None
     negated_a, negated_b = _negated(a), _negated(b)
-    for second, neg_first, neg_second, flipped in (
-        (b, negated_a, negated_b, False),
-        (a, negated_b, negated_a, True),
+    for first, second, neg_first, neg_second, flipped in (
+        (a, b, negated_a, negated_b, False),
+        (b, a, negated_b, negated_a, True),
     ):
         asserted = _asserted(second, neg_second)
-        for word_root, span in neg_first.items():
-            # A negated name ("nor has FEMA paid") says enough; any other word needs a third in common.
-            enough = word_root in named or len(shared) > MIN_SHARED
-            if enough and word_root in shared and word_root in asserted and not word_root.isdigit():
-                other = asserted[word_root]
-                spans = ((span,), ((other.start, other.end),))
+        for word_root, (span, cue) in neg_first.items():
+            if word_root not in asserted or word_root.isdigit():
+                continue
+            other = asserted[word_root]
+            # a common verb ("issue", "make") is what is denied only where its clause shares more
+            needed = MIN_CLAUSE_SHARED if word_root in shared else MIN_CLAUSE_SHARED + 1
+            if len(clause_roots(first, cue) & clause_roots(second, other.start)) < needed:
+                continue
+            if different_subjects(first, second, cue, other.start):
+                continue
+            spans = ((span,), ((other.start, other.end),))
+            return (spans[1], spans[0], word_root) if flipped else (spans[0], spans[1], word_root)
+    return None
+
+
+def _sides_of(statement: Statement, position: int) -> tuple[frozenset[str], frozenset[str]]:
+    """Topic roots of the clause before and after ``position``: a predicate's subject and object."""
+    start, end = clause_of(statement, position)
+    before = frozenset(w.root for w in statement.words if start <= w.start < position)
+    after = frozenset(w.root for w in statement.words if position <= w.start < end)
+    return before & statement.topic, after & statement.topic
+
+
+def negated_predicate(
+    a: Statement, b: Statement, shared: frozenset[str], polar: bool = False
+) -> tuple[Sequence[Span], Sequence[Span], str] | None:
+    """Shape 2: one side negates what it says of a subject, the other says something of the same
+    subject and object without negation, in other words: "No, cocaine does not protect against
+    COVID-19" / "Cocaine kills the Coronavirus". Only where the negation answers a yes-or-no
+    question (``polar``) or opens as a verdict ("No, ..."), and subject and object both meet."""
+    for first, second, flipped in ((a, b, False), (b, a, True)):
+        negated = _negated(first)
+        if not negated or (not polar and not _VERDICT.match(first.sentence)) or _negated(second):
+            continue
+        for word_root, (span, cue) in negated.items():
+            subject, rest = _sides_of(first, cue)
+            for verb in second.words:
+                theirs = _sides_of(second, verb.start)
+                if verb.root in subject or not (subject & theirs[0]) or not (rest - {word_root}) & theirs[1]:
+                    continue
+                spans = ((span,), ((verb.start, verb.end),))
                 return (spans[1], spans[0], word_root) if flipped else (spans[0], spans[1], word_root)
     return None
-
-
-def refuted(statement: Statement, about: frozenset[str] | None = None) -> Span | None:
-    """The span of a word that calls something false: with ``about``, only one within
-    ``REFUTE_REACH`` content words of one of those roots ("misattributed to Voltaire")."""
-    for match in REFUTATION.finditer(statement.text, statement.start, statement.end):
-        if about is None:
-            return match.start(), match.end()
-        at = statement.index_of(match.start())
-        near = statement.words[max(0, at - REFUTE_REACH) : at + REFUTE_REACH]
-        if any(word.root in about for word in near):
-            return match.start(), match.end()
-    return None
-
-
-def refutation(
-    a: Statement, b: Statement, shared: frozenset[str], near_b: Sequence[Statement]
-) -> tuple[Sequence[Span], Sequence[Span]] | None:
-    """Shape 2: ``b`` calls false what ``a`` asserts, and ``a`` calls nothing false itself; the
-    word that says so stands near what they share, or is a short verdict of its own next to ``b``
-    ("THIS IS NOT TRUE."). (spans of a, spans of b)."""
-    if len(shared) < MIN_SHARED or refuted(a) is not None:
-        return None
-    roots = frozenset(r.removeprefix("name:") for r in shared)
-    span = refuted(b, roots)
-    for verdict in near_b:
-        # A verdict apart from the statement needs more in common than one name ("COVID-19").
-        if span is None and len(roots) >= MIN_SHARED and len(verdict.words) <= VERDICT_WORDS:
-            span = refuted(verdict)
-    if span is None:
-        return None
-    said = tuple((w.start, w.end) for w in a.words if w.root in roots)
-    return said[:3], (span,)
 
 
 def _changes(statement: Statement) -> dict[str, tuple[str, Span]]:

@@ -18,10 +18,27 @@ from researchapp.pipeline.text.sentences import split_sentences
 from researchapp.pipeline.text.tokens import Span, Token, tokenize_spans
 
 _SUFFIXES = ("ingly", "ings", "ing", "edly", "ied", "ies", "ed", "es", "ly", "e", "s")
+# Irregular forms meet their verb: "sold" and "sells", "fell" and "falling", "paid" and "pays".
+_IRREGULAR = {
+    form: verb
+    for verb, forms in {
+        "sell": "sold", "buy": "bought", "fall": "fell fallen", "rise": "rose risen", "grow": "grew grown",
+        "pay": "paid", "win": "won", "lose": "lost", "build": "built", "give": "gave given",
+        "write": "wrote written", "find": "found", "hold": "held", "lead": "led", "bring": "brought",
+        "catch": "caught", "think": "thought", "become": "became", "know": "knew known",
+        "see": "saw seen", "keep": "kept", "spend": "spent", "send": "sent", "shoot": "shot",
+        "speak": "spoke spoken", "steal": "stole stolen", "begin": "began begun", "drive": "drove driven",
+        "choose": "chose chosen", "forbid": "forbade forbidden", "leave": "left", "meet": "met",
+        "save": "saving savings saved saves", "die": "died dies dying dead death deaths",
+    }.items()
+    for form in forms.split()
+}  # fmt: skip
 
 
 def root(term: str) -> str:
     """A rough root: inflections of one word meet; short words and numbers stay as they are."""
+    if term in _IRREGULAR:
+        return _IRREGULAR[term]
     if len(term) <= 4 or not term.isalpha() or not term.isascii():
         return term
     for suffix in _SUFFIXES:
@@ -90,15 +107,32 @@ def _word(token: Token) -> Word:
 # acronyms written in capitals ("WHO is advertising jobs").
 _KEPT = re.compile(r"\b(?:own|owns|owned|owning)\b", re.IGNORECASE)
 _ACRONYM = re.compile(r"\b(?:WHO|US|IT|AI|UN|EU|UK)\b")
+# One thing under several names: each is read as one word, whichever name a source uses.
+_ALIASES = (
+    (
+        "usa",
+        r"\bU\.\s?S\.(?:\s?A\.)?|\bUSA?\b|\bUnited\s+States(?:\s+of\s+America)?\b"
+        r"|(?<!South\s)(?<!North\s)(?<!Latin\s)(?<!Central\s)\bAmerica\b",
+    ),
+    ("uk", r"\bU\.K\.|\bUK\b|\bUnited\s+Kingdom\b|\b(?:Great\s+)?Britain\b"),
+    ("covid", r"\b(?:COVID|Covid|covid)(?:[-\s]?19)?\b|\b(?:novel\s+)?[Cc]oronavirus\b|\bSARS-CoV-2\b"),
+    ("eu", r"\bEU\b|\bEuropean\s+Union\b"),
+    ("un", r"\bUN\b|\bUnited\s+Nations\b"),
+    ("who", r"\bWHO\b|\bWorld\s+Health\s+Organi[sz]ation\b"),
+)
+_ALIAS = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in _ALIASES))
 
 
 def _words(text: str) -> list[Word]:
+    aliases = [Word(m.lastgroup or "", m.start(), m.end()) for m in _ALIAS.finditer(text)]
     words = [_word(t) for t in tokenize_spans(text)]
     words += [Word("own", m.start(), m.end()) for m in _KEPT.finditer(text)]
     taken = {w.start for w in words}
     words += [
         Word(m.group().lower(), m.start(), m.end()) for m in _ACRONYM.finditer(text) if m.start() not in taken
     ]
+    # the words of an alias are the alias: "United States" shares one word with "U.S.", not two
+    words = [w for w in words if not any(a.start <= w.start < a.end for a in aliases)] + aliases
     return sorted(words, key=lambda word: word.start)
 
 
@@ -115,13 +149,32 @@ def _names(text: str) -> list[tuple[str, int, int]]:
     return sorted(names, key=lambda name: name[1])
 
 
+_TERMINAL = re.compile(r"[.!?…。！？]['\"’”)]*\s*$")
+
+
+def unwrapped(text: str, spans: list[Span]) -> list[Span]:
+    """Sentences as written, not as hard-wrapped: a line break that cuts a sentence (the piece
+    before it ends without a full stop and the next piece starts in lower case or with a figure)
+    joins the two pieces again ("the total saving / to the taxpayer ... amounted to £3.0 / billion")."""
+    joined: list[Span] = []
+    for start, end in spans:
+        head = text[start:end].lstrip()
+        if joined and not _TERMINAL.search(text[joined[-1][0] : joined[-1][1]]) and head[:1].islower():
+            joined[-1] = (joined[-1][0], end)
+        elif joined and not _TERMINAL.search(text[joined[-1][0] : joined[-1][1]]) and head[:1].isdigit():
+            joined[-1] = (joined[-1][0], end)
+        else:
+            joined.append((start, end))
+    return joined
+
+
 @lru_cache(maxsize=2048)
 def statements_of(text: str) -> tuple[Statement, ...]:
     """The passage's sentences as statements (cached: a passage meets many others)."""
     every_word = _words(text)
     names = _names(text)
     found = []
-    for start, end in split_sentences(text) or [(0, len(text))]:
+    for start, end in unwrapped(text, split_sentences(text)) or [(0, len(text))]:
         words = tuple(w for w in every_word if start <= w.start and w.end <= end)
         inside = tuple(n for n in names if start <= n[1] and n[2] <= end)
         found.append(Statement(text, start, end, words, inside))
