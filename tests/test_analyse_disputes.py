@@ -63,3 +63,25 @@ def test_a_page_passage_that_disagrees_with_evidence_is_stored_as_its_other_side
     assert sq1.sources.filter(pk=late.pk).exists()
     (conflict,) = Finding.objects.filter(task=task, status=FindingStatus.CONFLICT)
     assert set(conflict.links.values_list("evidence_id", flat=True)) == {anchor.pk, other.pk}
+
+
+def test_pairs_whose_model_judgement_was_rejected_are_noted_in_the_readers_language(researcher):
+    from django.utils import translation
+
+    from researchapp.models import Event
+    from researchapp.pipeline.runner.analyse import note_rejected_judgements
+    from researchapp.pipeline.values import LLMUsage, UsageLog
+
+    # given three pairs whose model judgement was rejected twice each (six failed calls)
+    task, _ = analysing_task(researcher)
+    usage = UsageLog()
+    for _ in range(6):
+        usage.record(LLMUsage("judge", "stub-judge", 10, 0, 5, ok=False))
+    # when the stage notes them
+    note_rejected_judgements(task, usage)
+    # then one warning, stored as a message and read in each reader's language
+    (event,) = Event.objects.filter(task=task, kind=Event.Kind.WARNING)
+    assert event.data["code"] == "malformed_output" and event.data["said"]["count"] == 3
+    assert event.message.startswith("The model's judgement of 3 pairs of passages was rejected twice")
+    with translation.override("zh-hans"):
+        assert "3" in event.text and "rejected" not in event.text
