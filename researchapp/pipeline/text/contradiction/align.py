@@ -40,7 +40,7 @@ def aligned_sentences(x: Statement, y: Statement, focus: Focus) -> frozenset[str
     return shared
 
 
-def _name_roots_in(statement: Statement, span: tuple[int, int]) -> frozenset[str]:
+def name_roots_in(statement: Statement, span: tuple[int, int]) -> frozenset[str]:
     return frozenset(
         w.root
         for w in statement.words
@@ -54,17 +54,17 @@ def different_subjects(x: Statement, y: Statement, at_x: int, at_y: int) -> bool
     nowhere: "GOP Rep. Tim Walberg ... will not support the bill" is not about "Upton supported a
     bill". Names of one side that the other passage also holds anywhere (a passive's "Kenyans",
     the next sentence's "the CARES Act") make them one subject."""
-    names_x = _name_roots_in(x, clause_of(x, at_x))
-    names_y = _name_roots_in(y, clause_of(y, at_y))
+    names_x = name_roots_in(x, clause_of(x, at_x))
+    names_y = name_roots_in(y, clause_of(y, at_y))
     if not names_x or not names_y:
         return False
-    return not _meet(names_x, passage_roots(y.text)) and not _meet(names_y, passage_roots(x.text))
+    return not meet(names_x, passage_roots(y.text)) and not meet(names_y, passage_roots(x.text))
 
 
 NAME_PREFIX = 5  # "Canada" and "Canadian", "Israel" and "Israeli": one name
 
 
-def _meet(names: frozenset[str], roots: frozenset[str]) -> bool:
+def meet(names: frozenset[str], roots: frozenset[str]) -> bool:
     prefixes = {r[:NAME_PREFIX] for r in roots if len(r) >= NAME_PREFIX}
     return bool(names & roots) or any(n[:NAME_PREFIX] in prefixes for n in names if len(n) >= NAME_PREFIX)
 

@@ -267,3 +267,7 @@ def same_date_stated(dates: Sequence[Date], date: Date) -> bool:
     return any(
         not other.negated and not _differ(other, date) and (other.year or other.month) for other in dates
     )
+
+
+dates_differ = _differ
+dates_a_figure = _dates_a_figure

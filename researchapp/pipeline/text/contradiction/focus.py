@@ -40,6 +40,16 @@ _ASKS = (
 )
 _KIND = [(kind, re.compile(r"^\W*(?:" + pattern + ")", re.IGNORECASE)) for kind, pattern in _ASKS]
 _CLAUSE = re.compile(r"[^.?!\n]+")
+# A yes-or-no question that states a date or a figure asks whether it holds ("Did the unions call a
+# strike from September 25th 2019?", "Were they in jail for 20 years?"): sources that give another
+# answer the same question with another date or figure.
+_STATED_DATE = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|"
+    r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
+    r"\b(?:in|since|from|on|until|before|after)\s+(?:1[5-9]|20)\d\d\b",
+    re.IGNORECASE,
+)
+_STATED_FIGURE = re.compile(r"\d|\bmajority\b|\bper\s?cent\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -70,5 +80,10 @@ def focus_of(question: str) -> Focus:
     if not question.strip():
         return NO_FOCUS
     kinds = frozenset(kind for part in _CLAUSE.findall(question) if (kind := asked_kind(part)))
+    if POLAR in kinds:
+        dated = bool(_STATED_DATE.search(question))
+        kinds |= {DATE} if dated else set()
+        if _STATED_FIGURE.search(_STATED_DATE.sub(" ", question)):
+            kinds |= {NUMBER}
     roots = frozenset().union(*(s.topic for s in statements_of(question)))
     return Focus(kinds, roots)

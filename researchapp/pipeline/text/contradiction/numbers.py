@@ -237,10 +237,8 @@ def _other_things(a: Statement, b: Statement, first: Value, second: Value) -> bo
     """Figures of two named things ("the Osprey costs 5,100 euros", "the Kestrel ... 4,200 euros"),
     of two attributes (a market share is not an efficiency; a known one is not an unknown one), or
     counts of two kinds of thing ("10 years", "800 kWh"; people are people: viewers, residents)."""
-    if first.kind == "count" and first.unit and second.unit and first.unit != second.unit:
-        people = {first.unit.rstrip("s"), second.unit.rstrip("s")} <= _PEOPLE
-        if not people:
-            return True
+    if other_counts(first, second):
+        return True
     fa, fb = _figure_at(a.text, first.span), _figure_at(b.text, second.span)
     if fa is None or fb is None:
         return False
@@ -253,6 +251,13 @@ def _other_things(a: Statement, b: Statement, first: Value, second: Value) -> bo
         # reached ..."): two sentences that share a name are then about one thing.
         return not name_roots(a) & name_roots(b)
     return True
+
+
+def other_counts(first: Value, second: Value) -> bool:
+    """Counts of two kinds of thing ("10 years", "800 kWh"; people are people: viewers, residents)."""
+    if first.kind == "count" and first.unit and second.unit and first.unit != second.unit:
+        return not {first.unit.rstrip("s"), second.unit.rstrip("s")} <= _PEOPLE
+    return False
 
 
 _COMMON_ENDINGS = ("ing", "ed", "tion", "sion", "ment", "ness", "ity", "ly", "ers")
@@ -310,3 +315,27 @@ def disagreeing_values(
                 continue
             return first, second, near
     return None
+
+
+ROUNDING = 0.05  # a typed answer's figures: "12.5 million" and "12.47 million" are one figure
+PERCENT_POINTS = 1.0
+
+
+def values_differ(a: Value, b: Value) -> bool:
+    """Two figures of one kind apart by more than rounding (``typed``: answers to one question)."""
+    if a.kind != b.kind:
+        return False
+    if a.kind == "percent" and a.high - a.low < 1 and b.high - b.low < 1:
+        return abs(a.low - b.low) > PERCENT_POINTS
+    return a.high * (1 + ROUNDING) < b.low or b.high * (1 + ROUNDING) < a.low
+
+
+def values_meet(value: Value, other: Value) -> bool:
+    """``value``, stated as so, allows ``other``."""
+    return not value.negated and _meets(value, other)
+
+
+def time_series(a: Statement, b: Statement, first: Value, second: Value) -> bool:
+    """Each figure is dated to its own year ("2018: 67,367"; "62,172 in 2019")."""
+    years_a, years_b = _years_near(a, first.span), _years_near(b, second.span)
+    return bool(years_a and years_b and not years_a & years_b)

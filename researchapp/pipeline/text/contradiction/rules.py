@@ -31,6 +31,12 @@ from researchapp.pipeline.text.contradiction.focus import POLAR, Focus, focus_of
 from researchapp.pipeline.text.contradiction.numbers import Value, denied_value, disagreeing_values, values_of
 from researchapp.pipeline.text.contradiction.polarity import negated_predicate, negated_word, opposite_change
 from researchapp.pipeline.text.contradiction.statements import Statement, statements_of
+from researchapp.pipeline.text.contradiction.typed import (
+    Asked,
+    answers_the_question,
+    typed_dates,
+    typed_figures,
+)
 from researchapp.pipeline.text.contradiction.values import CONTRADICT, Judgement, Pair
 from researchapp.pipeline.text.tokens import Span
 from researchapp.pipeline.values import UsageLog
@@ -132,6 +138,24 @@ def _kind_of(
     return None
 
 
+def _typed(x: Statement, y: Statement, pair: Pair, context: Passages) -> Found | None:
+    """Both sentences answer the asked question, with figures or dates that cannot both hold."""
+    focus = context.focus
+    if not answers_the_question(x, focus, pair.first.topic) or not answers_the_question(
+        y, focus, pair.second.topic
+    ):
+        return None
+    asked = Asked(focus, pair.first.topic, pair.second.topic)
+    values = typed_figures(x, y, asked, context.values_a, context.values_b)
+    if values:
+        return "number", "typed-values", (values[0].span,), (values[1].span,)
+    published = (pair.first.published, pair.second.published)
+    dates = typed_dates(x, y, asked, published, context.dates_a, context.dates_b)
+    if dates:
+        return "date", "typed-dates", (dates[0].span,), (dates[1].span,)
+    return None
+
+
 def passages_of(pair: Pair) -> Passages:
     a, b = statements_of(pair.first.text), statements_of(pair.second.text)
     dates_a = [d for s in a for d in dates_of(s, pair.first.published)]
@@ -158,6 +182,8 @@ def judge_pair(pair: Pair) -> Judgement | None:
             shared = aligned_sentences(x, y, context.focus)
             if not found and shared:
                 found = _kind_of(x, y, shared, pair, context)
+            if not found:
+                found = _typed(x, y, pair, context)
             if found:
                 kind, rule, first, second = found
                 reason = _reason(kind, pair, first, second)

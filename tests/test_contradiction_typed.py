@@ -1,0 +1,58 @@
+"""Typed answers: two passages that answer the asked question with a figure or a date of its type
+that cannot both hold (``text.contradiction.typed``), on fixtures of our own; quality is measured on
+third-party cases by ``bench/conflict_judges.py``."""
+
+from __future__ import annotations
+
+from researchapp.pipeline.text.contradiction import Pair, Side, judge_pair
+from researchapp.pipeline.text.contradiction.focus import DATE, NUMBER, POLAR, focus_of
+
+SAVED = "How much did the Quillby ferry levy save the harbour board in 2019?"
+
+
+def judged(first: str, second: str, question: str, *, context: str = ""):
+    return judge_pair(
+        Pair(
+            Side(1, 0, len(first), first, 1, 1, question=question),
+            Side(2, 0, len(second), second, 2, 1, context=context, question=question),
+        )
+    )
+
+
+def test_two_answers_to_the_asked_figure_that_cannot_both_hold_disagree() -> None:
+    # given two sentences that share few words with each other but answer the asked figure
+    claim = "Harbour News: The Quillby ferry levy saves the board £40 million."
+    page = "the total saving to the harbour board from the levy amounted to £6.5 million in 2019."
+    # when judged with the question they were found for
+    found = judged(claim, page, SAVED)
+    # then it is a disagreement of figures, with the two figures as its spans
+    assert found is not None and (found.kind, found.rule) == ("number", "typed-values")
+    assert claim[slice(*found.first_spans[0])] == "£40 million"
+    assert page[slice(*found.second_spans[0])] == "£6.5 million"
+
+
+def test_figures_that_meet_by_rounding_or_count_other_things_do_not() -> None:
+    rounded = "the total saving to the harbour board from the levy was £40.3 million."
+    assert judged("The Quillby ferry levy saves the board £40 million.", rounded, SAVED) is None
+    ships = "The Quillby ferry levy saved the harbour board 12 ships in 2019."
+    assert judged("The Quillby ferry levy saved the harbour board 40 berths.", ships, SAVED) is None
+    # nor does a passage that also gives the other's figure as its own
+    both = "The levy saved the harbour board £6.5 million, or £40 million over the decade."
+    assert judged("The Quillby ferry levy saves the board £40 million.", both, SAVED) is None
+
+
+def test_two_answers_to_the_asked_date_disagree_when_the_document_names_the_subject() -> None:
+    question = "When was the Dunmore Bridge Act introduced in parliament?"
+    claim = "Archive: The Dunmore Bridge Act was introduced on March 3, 2011."
+    passage = "Councillor Ada Brennan introduced the bill on Tuesday (June 14, 2016) to fund repairs."
+    document = passage + " The bill, dubbed the Dunmore Bridge Act, pays for the crossing."
+    found = judged(claim, passage, question, context=document)
+    assert found is not None and (found.kind, found.rule) == ("date", "typed-dates")
+    # without the document that says what the bill is, the passage names another subject
+    assert judged(claim, passage, question) is None
+
+
+def test_a_yes_or_no_question_that_states_a_figure_or_a_date_asks_it() -> None:
+    assert focus_of("Were the Kelby pickets held for 20 days?").kinds == {POLAR, NUMBER}
+    assert focus_of("Did the Kelby strike start on September 25th 2019?").kinds >= {POLAR, DATE}
+    assert focus_of("Did the Kelby council close the library?").kinds == {POLAR}
