@@ -63,6 +63,7 @@ def score(records: list[dict], data: Path, judge) -> dict:
     false = {"main": 0, "host": 0}
     kinds: dict[str, list[int]] = {}
     rules: dict[str, list[int]] = {}  # rule -> [on the case's own pair, anywhere else]
+    given = 0  # positives caught when the judge is given every passage pair of the two sides
     usage = UsageLog()
     for record in records:
         docs = record["docs"]
@@ -84,6 +85,7 @@ def score(records: list[dict], data: Path, judge) -> dict:
             kinds.setdefault(record["kind"], [0, 0])
             kinds[record["kind"]][0] += hit
             kinds[record["kind"]][1] += 1
+            given += given_both(record, data, judge, usage)
     calls = len(usage.calls)
     return {
         "caught": caught,
@@ -92,7 +94,19 @@ def score(records: list[dict], data: Path, judge) -> dict:
         "kinds": kinds,
         "calls": calls,
         "rules": rules,
+        "given": given,
     }
+
+
+def given_both(record: dict, data: Path, judge, usage) -> bool:
+    """The upper bound of the judge: each passage of one side of the pair against each of the
+    other, with no candidate-pair selection and no distractor (what perfect retrieval would give)."""
+    from researchapp.pipeline.text.contradiction import CONTRADICT, Pair
+
+    first, second = (record["docs"].index(name) for name in record["pair"])
+    sides = case_sides(data / "cases" / record["id"], record["docs"], record["question"])
+    pairs = [Pair(a, b) for a in sides if a.source_id == first for b in sides if b.source_id == second]
+    return any(j.verdict == CONTRADICT for j in judge.judge(pairs, usage=usage))
 
 
 def _figures(label: str, result: dict, half: str) -> list[Figure]:
@@ -110,6 +124,16 @@ def _figures(label: str, result: dict, half: str) -> list[Figure]:
         )
     kinds = ", ".join(f"{kind} {hit}/{total}" for kind, (hit, total) in sorted(result["kinds"].items()))
     figures.append(Figure(NAME, f"{label}: caught by kind", kinds, note=f"{result['calls']} model calls"))
+    positives = result["positives"]["main"] + result["positives"]["host"]
+    figures.append(
+        Figure(
+            NAME,
+            f"{label}: recall given both sides' passages (upper bound)",
+            round(result["given"] / positives, 2) if positives else 0.0,
+            note=f"{result['given']} of {positives} positives (main and same-host): each passage of one "
+            "side judged against each of the other, no pairing, no distractors",
+        )
+    )
     rules = ", ".join(
         f"{rule} {right}/{right + wrong}" for rule, (right, wrong) in sorted(result["rules"].items())
     )

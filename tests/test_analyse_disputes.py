@@ -65,6 +65,33 @@ def test_a_page_passage_that_disagrees_with_evidence_is_stored_as_its_other_side
     assert set(conflict.links.values_list("evidence_id", flat=True)) == {anchor.pk, other.pk}
 
 
+def test_two_closest_passages_below_the_bar_that_disagree_are_both_kept(researcher):
+    # given a sub-question whose closest passages, one per page, did not clear the bar
+    task, (sq1, _, _) = analysing_task(researcher)
+    early, late = page(task, BUILT_1871, 1), page(task, BUILT_1874, 2)
+    rows = [
+        EvidenceFactory(source=source, subquestion=sq1, length=len(source.text), score=0.1, clears_bar=False)
+        for source in (early, late)
+    ]
+    # when the stage runs
+    run_analyse(task)
+    # then their disagreement is a conflict, and both sides clear the bar, each paired with the other
+    (conflict,) = Finding.objects.filter(task=task, status=FindingStatus.CONFLICT)
+    assert set(conflict.links.values_list("evidence_id", flat=True)) == {row.pk for row in rows}
+    kept = {row.pk: row.paired_with_id for row in Evidence.objects.filter(task=task, clears_bar=True)}
+    assert kept == {rows[0].pk: rows[1].pk, rows[1].pk: rows[0].pk}
+
+
+def test_closest_passages_that_agree_stay_below_the_bar(researcher):
+    task, (sq1, _, _) = analysing_task(researcher)
+    for n in (1, 2):
+        source = page(task, BUILT_1871, n)
+        EvidenceFactory(source=source, subquestion=sq1, length=len(source.text), score=0.1, clears_bar=False)
+    run_analyse(task)
+    assert not Finding.objects.filter(task=task, status=FindingStatus.CONFLICT).exists()
+    assert not Evidence.objects.filter(task=task, clears_bar=True).exists()
+
+
 def test_pairs_whose_model_judgement_was_rejected_are_noted_in_the_readers_language(researcher):
     from django.utils import translation
 

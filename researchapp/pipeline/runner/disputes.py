@@ -5,7 +5,9 @@
    the task's judge (``wiring.judge_for``) judges each pair once.
 2. A passage of an opened source that disagrees with evidence becomes evidence itself, on the
    sub-question of the passage it disagrees with (``Evidence.paired_with``): both sides reach the
-   analyst, with what they were found as.
+   analyst, with what they were found as. The closest passages a sub-question stored below the bar
+   are judged too, and a side of a dispute among them clears the bar, paired with the other side:
+   a page that answers the asked fact with another value is not dropped as no answer.
 3. Each dispute is one ``conflict`` finding of the task (keyed by its passages' places, so a
    re-run upserts), under the first sub-question of its evidence it belongs to; the analysis of
    each sub-question is told which spans are disputed, so no supported statement states one.
@@ -14,6 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date
 
 from django.db import transaction
@@ -57,6 +60,14 @@ def task_evidence(task: ResearchTask) -> list[values.Evidence]:
     return [evidence_value(row) for row in rows]
 
 
+def closest_evidence(task: ResearchTask) -> list[values.Evidence]:
+    """The closest passages a sub-question found without one clearing the bar (stored to show what
+    was found), as evidence for the judges: two sources that answer the asked fact differently are
+    a disagreement to review, even where the collector would not call either an answer."""
+    rows = Evidence.objects.filter(task=task, clears_bar=False).select_related("source").order_by("pk")
+    return [replace(evidence_value(row), clears_bar=True) for row in rows]
+
+
 def judge_task(
     task: ResearchTask, judge: DisagreementJudge, usage: values.UsageLog
 ) -> tuple[list[Dispute], list[values.Evidence]]:
@@ -69,8 +80,9 @@ def judge_task(
         pk: f"{text}\n{task.question}"
         for pk, text in SubQuestion.objects.filter(plan__task=task).values_list("pk", "text")
     }
+    closest = closest_evidence(task)
     disputes = find_disputes(
-        evidence,
+        evidence + closest,
         judge,
         pool=pool_sides(snapshots, published),
         snapshots=snapshots,
@@ -78,8 +90,24 @@ def judge_task(
         questions=questions,
         usage=usage,
     )
-    promoted = store_other_sides(task, disputes)
+    promoted = store_other_sides(task, disputes) + keep_closest_sides(disputes, {e.id for e in closest})
     return disputes, evidence + promoted
+
+
+def keep_closest_sides(disputes: Sequence[Dispute], closest: set[int]) -> list[values.Evidence]:
+    """A closest passage that is a side of a dispute clears the bar, paired with the best passage
+    of the other side: both sides of a disagreement about the asked fact are kept."""
+    kept: dict[int, int] = {}
+    for dispute in disputes:
+        for own, other in ((dispute.first, dispute.second), (dispute.second, dispute.first)):
+            partner = next((side.evidence_id for side in other if side.evidence_id is not None), None)
+            for side in own:
+                if side.evidence_id in closest and partner is not None:
+                    kept.setdefault(side.evidence_id, partner)
+    for evidence_id, partner in kept.items():
+        Evidence.objects.filter(pk=evidence_id).update(clears_bar=True, paired_with_id=partner)
+    rows = Evidence.objects.filter(pk__in=kept).select_related("source").order_by("pk")
+    return [evidence_value(row) for row in rows]
 
 
 def store_other_sides(task: ResearchTask, disputes: Sequence[Dispute]) -> list[values.Evidence]:
