@@ -56,3 +56,14 @@ def test_a_yes_or_no_question_that_states_a_figure_or_a_date_asks_it() -> None:
     assert focus_of("Were the Kelby pickets held for 20 days?").kinds == {POLAR, NUMBER}
     assert focus_of("Did the Kelby strike start on September 25th 2019?").kinds >= {POLAR, DATE}
     assert focus_of("Did the Kelby council close the library?").kinds == {POLAR}
+
+
+def test_a_word_meets_the_question_term_it_shares_its_first_letters_with() -> None:
+    # "Canadian" answers a question about "Canada": with "admit", two of its terms
+    question = "How many people will Canada admit in 2030?"
+    claim = "Northern Daily: the Canadian government will admit four million people in 2030."
+    page = "Canada plans to admit 500,000 people in 2030, its immigration plan says."
+    found = judged(claim, page, question)
+    assert found is not None and found.kind == "number"
+    # a sentence with one of the terms alone does not answer
+    assert judged(claim.replace("Canadian", "provincial"), page, question) is None

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from researchapp.pipeline.text.contradiction.align import about_the_question, meet, name_roots_in
+from researchapp.pipeline.text.contradiction.align import meet, name_roots_in
 from researchapp.pipeline.text.contradiction.dates import (
     Date,
     dates_a_figure,
@@ -39,6 +39,7 @@ from researchapp.pipeline.text.contradiction.statements import Statement, clause
 from researchapp.pipeline.text.tokens import Span
 
 MIN_ANSWERING = 2  # the question's terms a sentence holds to answer it
+PREFIX = 5
 
 
 def answers_the_question(statement: Statement, focus: Focus, passage: frozenset[str] = frozenset()) -> bool:
@@ -46,14 +47,21 @@ def answers_the_question(statement: Statement, focus: Focus, passage: frozenset[
     when its passage (``passage``: the passage's and its short document's topic roots) holds
     enough: "introduced legislation on Thursday (March 19, 2020)" beside "dubbed the CARES Act"."""
     needed = min(MIN_ANSWERING, len(focus.roots))
-    held = len(about_the_question(statement, focus))
-    return needed > 0 and (held >= needed or (held >= 1 and len(passage & focus.roots) >= needed))
+    held = len(_asked_in(statement.topic, focus))
+    return needed > 0 and (held >= needed or (held >= 1 and len(_asked_in(passage, focus)) >= needed))
+
+
+def _asked_in(roots: frozenset[str], focus: Focus) -> set[str]:
+    """The question's terms among ``roots``; a word meets a term it shares its first
+    ``PREFIX`` letters with ("Indian" and "India", "immigrants" and "immigration")."""
+    prefixes = {r[:PREFIX] for r in roots if len(r) >= PREFIX}
+    return {t for t in focus.roots if t in roots or (len(t) >= PREFIX and t[:PREFIX] in prefixes)}
 
 
 def _asked_near(statement: Statement, span: Span, focus: Focus) -> bool:
     """A term of the question stands in the value's clause: the value is what the clause asks of."""
     start, end = clause_of(statement, span[0])
-    return any(start <= w.start < end and w.root in focus.roots for w in statement.words)
+    return bool(_asked_in(frozenset(w.root for w in statement.words if start <= w.start < end), focus))
 
 
 @dataclass(frozen=True)
