@@ -48,8 +48,9 @@ def test_two_answers_to_the_asked_date_disagree_when_the_document_names_the_subj
     document = passage + " The bill, dubbed the Dunmore Bridge Act, pays for the crossing."
     found = judged(claim, passage, question, context=document)
     assert found is not None and (found.kind, found.rule) == ("date", "typed-dates")
-    # without the document that says what the bill is, the passage names another subject
-    assert judged(claim, passage, question) is None
+    # a passage whose clause names another subject, that neither document nor question names, does not
+    other = "Councillor Ada Brennan filed the Harbour Rates Bill on Tuesday (June 14, 2016)."
+    assert judged(claim, other, question) is None
 
 
 def test_a_yes_or_no_question_that_states_a_figure_or_a_date_asks_it() -> None:
@@ -67,3 +68,27 @@ def test_a_word_meets_the_question_term_it_shares_its_first_letters_with() -> No
     assert found is not None and found.kind == "number"
     # a sentence with one of the terms alone does not answer
     assert judged(claim.replace("Canadian", "provincial"), page, question) is None
+
+
+def test_when_each_passage_gives_one_date_one_term_of_the_question_says_it_answers() -> None:
+    question = "When did the Kelby mill close?"
+    claim = "Kelby Post: The Kelby mill closed in 2019."
+    found = judged(claim, "The mill shut down in March 2009, the council said.", question)
+    assert found is not None and (found.kind, found.rule) == ("date", "typed-dates")
+    # a passage with two dates must hold two of the question's terms
+    two = "The mill shut down in March 2009, the council said; its shop opened in 2012."
+    assert judged(claim, two, question) is None
+
+
+def test_a_date_said_relative_to_the_page_meets_the_pages_year() -> None:
+    from datetime import date
+
+    question = "When was the Kelby video filmed?"
+    claim = "Kelby Post: This video of the Kelby riot was filmed last week."
+    first = Side(1, 0, len(claim), claim, 1, 1, published=date(2020, 5, 1), question=question)
+
+    def against(text: str):
+        return judge_pair(Pair(first, Side(2, 0, len(text), text, 2, 1, question=question)))
+
+    assert against("The video dates back to 2014 and shows a protest in Lagos.") is not None
+    assert against("The video was filmed in April 2020 in Kelby.") is None

@@ -73,13 +73,15 @@ _YEARS_AGO = re.compile(
     r"\b(?P<count>\d{1,3}|" + "|".join(_COUNT_WORDS) + r")\s+(?:years?|decades?)\s+ago\b", re.IGNORECASE
 )
 _NAMED_YEAR = re.compile(
-    r"\b(?P<which>last|this|next)\s+year\b|\b(?P<recent>recently|just now)\b", re.IGNORECASE
+    r"\b(?P<which>last|this|next)\s+year\b|\b(?P<recent>recently|just now|yesterday|today|"
+    r"this\s+(?:week|month)|last\s+(?:week|month|night)|(?:a\s+)?few\s+(?:days|weeks)\s+ago)\b",
+    re.IGNORECASE,
 )
 
 
 def relative_dates(statement: Statement, published: date) -> list[Date]:
     """Dates a statement gives relative to its page's date: "20 years ago", "last year",
-    "recently" (the page's own year, give or take one)."""
+    "recently", "last week", "yesterday" (the page's own year, give or take one)."""
     text, found = statement.text, []
     for match in _YEARS_AGO.finditer(text, statement.start, statement.end):
         count = match.group("count").lower()

@@ -27,11 +27,12 @@ from researchapp.pipeline.text.contradiction.dates import (
     same_date_stated,
 )
 from researchapp.pipeline.text.contradiction.entities import names_in_one_slot
-from researchapp.pipeline.text.contradiction.focus import POLAR, Focus, focus_of
+from researchapp.pipeline.text.contradiction.focus import DATE, POLAR, Focus, focus_of
 from researchapp.pipeline.text.contradiction.numbers import Value, denied_value, disagreeing_values, values_of
 from researchapp.pipeline.text.contradiction.polarity import negated_predicate, negated_word, opposite_change
 from researchapp.pipeline.text.contradiction.statements import Statement, statements_of
 from researchapp.pipeline.text.contradiction.typed import (
+    MIN_ANSWERING,
     Asked,
     answers_the_question,
     typed_dates,
@@ -141,8 +142,10 @@ def _kind_of(
 def _typed(x: Statement, y: Statement, pair: Pair, context: Passages) -> Found | None:
     """Both sentences answer the asked question, with figures or dates that cannot both hold."""
     focus = context.focus
-    if not answers_the_question(x, focus, pair.first.topic) or not answers_the_question(
-        y, focus, pair.second.topic
+    # A date asked, and each passage gives one: one term of the question in each says it is the answer.
+    least = 1 if focus.asks(DATE) and context.one_date_each else MIN_ANSWERING
+    if not answers_the_question(x, focus, pair.first.topic, least=least) or not answers_the_question(
+        y, focus, pair.second.topic, least=least
     ):
         return None
     asked = Asked(focus, pair.first.topic, pair.second.topic)

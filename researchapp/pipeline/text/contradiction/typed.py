@@ -42,11 +42,13 @@ MIN_ANSWERING = 2  # the question's terms a sentence holds to answer it
 PREFIX = 5
 
 
-def answers_the_question(statement: Statement, focus: Focus, passage: frozenset[str] = frozenset()) -> bool:
+def answers_the_question(
+    statement: Statement, focus: Focus, passage: frozenset[str] = frozenset(), *, least: int = MIN_ANSWERING
+) -> bool:
     """The sentence holds enough of the question's terms to be an answer to it, or one of them
     when its passage (``passage``: the passage's and its short document's topic roots) holds
     enough: "introduced legislation on Thursday (March 19, 2020)" beside "dubbed the CARES Act"."""
-    needed = min(MIN_ANSWERING, len(focus.roots))
+    needed = min(least, len(focus.roots))
     held = len(_asked_in(statement.topic, focus))
     return needed > 0 and (held >= needed or (held >= 1 and len(_asked_in(passage, focus)) >= needed))
 
@@ -78,6 +80,10 @@ class Asked:
         passage, its document or the question (``align.different_subjects``, read wider)."""
         names_x = name_roots_in(x, clause_of(x, at_x))
         names_y = name_roots_in(y, clause_of(y, at_y))
+        if not names_x or not names_y:
+            return False
+        names_x = frozenset(r for r in names_x if not r.isdigit())  # "£6.5": not a name
+        names_y = frozenset(r for r in names_y if not r.isdigit())
         if not names_x or not names_y:
             return False
         roots = self.focus.roots
