@@ -27,7 +27,8 @@ _DATE = re.compile(
     r"\b\d{1,2}\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)"
     r"\s+\d{4}\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)"
     r"\s+\d{4}\b|\b(?:1[5-9]|20)\d{2}\b|\d{4}年|\d{1,2}月|"
-    r"(?:(?<=\bin )|(?<=\bon )|(?<=\bby )|(?<=\bsince )|(?<=\buntil )|(?<=\bfrom )|(?<=\bduring ))(?:(?:early|late|mid-?)\s*)?"
+    r"(?:(?<=\bin )|(?<=\bon )|(?<=\bby )|(?<=\bsince )|(?<=\buntil )|(?<=\bfrom )|(?<=\bduring ))"
+    r"(?:(?:early|late|mid-?)\s*)?"
     r"(?:January|February|March|April|May|June|July|August|September|October|November|December)\b"
 )
 _TIME_UNIT = re.compile(
