@@ -10,10 +10,11 @@ from django.conf import settings
 from django.db import transaction
 
 from researchapp.core.enums import FindingStatus
+from researchapp.core.messages import gettext_noop, plural_message
 from researchapp.models import Event, Finding, FindingEvidence, ResearchTask, Stage, SubQuestion
 from researchapp.pipeline import values
 from researchapp.pipeline.analyser import Analyser
-from researchapp.pipeline.analyser.disputes import CONFLICT_KEY, disputed_spans
+from researchapp.pipeline.analyser.disputes import CONFLICT_KEY, Dispute, disputed_spans
 from researchapp.pipeline.analyser.extractive import rejected_analysis
 from researchapp.pipeline.analyser.facets import gate_facets, main_subquestion
 from researchapp.pipeline.collector.splitting import heading_of
@@ -65,28 +66,8 @@ def run_analyse(task: ResearchTask) -> None:
         for subquestion in subquestions
         if subquestion.collected_round == task.round
     ]
-    results: dict[int, list[ProposedFinding] | Exception] = {}
     try:
-        workers = max(1, min(len(inputs), settings.RESEARCH["CONCURRENCY"]))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = {
-                subquestion.pk: pool.submit(
-                    analyse_one,
-                    analyser,
-                    subquestion_value(subquestion),
-                    evidence,
-                    usage,
-                    disputed_spans(disputes, evidence),
-                    task.question,
-                    common,
-                )
-                for subquestion, evidence in inputs
-            }
-        for key, future in futures.items():
-            try:
-                results[key] = future.result()
-            except Exception as error:  # noqa: BLE001 - kept, and raised once the rest is stored
-                results[key] = error
+        results = _analyse_each(analyser, inputs, usage, disputes, task.question, common)
     finally:
         record_usage(task, usage)
     proposed = _gated(task, subquestions, {k: v for k, v in results.items() if not isinstance(v, Exception)})
@@ -101,6 +82,40 @@ def run_analyse(task: ResearchTask) -> None:
         raise errors[0]
 
 
+def _analyse_each(
+    analyser: Analyser,
+    inputs: list[tuple[SubQuestion, list[values.Evidence]]],
+    usage: UsageLog,
+    disputes: Sequence[Dispute],
+    question: str,
+    common: frozenset[str],
+) -> dict[int, list[ProposedFinding] | Exception]:
+    """Each sub-question's proposed findings, or the error its analysis raised, analysed concurrently
+    (model calls wait on the network, and they are independent)."""
+    results: dict[int, list[ProposedFinding] | Exception] = {}
+    workers = max(1, min(len(inputs), settings.RESEARCH["CONCURRENCY"]))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {
+            subquestion.pk: pool.submit(
+                analyse_one,
+                analyser,
+                subquestion_value(subquestion),
+                evidence,
+                usage,
+                disputed_spans(disputes, evidence),
+                question,
+                common,
+            )
+            for subquestion, evidence in inputs
+        }
+    for key, future in futures.items():
+        try:
+            results[key] = future.result()
+        except Exception as error:  # noqa: BLE001 - kept, and raised once the rest is stored
+            results[key] = error
+    return results
+
+
 def note_rejected_judgements(task: ResearchTask, usage: UsageLog) -> None:
     """A pair whose model judgement was rejected twice keeps the rules' judgement alone: said on
     the task's record, where an analyst reads warnings."""
@@ -110,8 +125,17 @@ def note_rejected_judgements(task: ResearchTask, usage: UsageLog) -> None:
             task=task,
             stage=Stage.ANALYSING,
             kind=Event.Kind.WARNING,
-            message=f"The model's judgement of {rejected} pair(s) of passages was rejected twice; "
-            "the rules' judgement of those pairs stands.",
+            message=plural_message(
+                gettext_noop(
+                    "The model's judgement of %(count)s pair of passages was rejected twice; "
+                    "the rules' judgement of that pair stands."
+                ),
+                gettext_noop(
+                    "The model's judgement of %(count)s pairs of passages was rejected twice; "
+                    "the rules' judgement of those pairs stands."
+                ),
+                rejected,
+            ),
             data={"code": "malformed_output"},
         )
 
