@@ -216,6 +216,9 @@ elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
         # It must outlast the longest stage (or a healthy run is delivered twice), so it is long; the
         # stage leases (RESEARCH_LEASE_SECONDS) are what bring a dead worker's stage back promptly.
         "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1),
+        # Ten priority steps (0 is taken first), one Redis list each: decided work before new work,
+        # and fair shares between people (services/dispatch.py::job_priority).
+        "priority_steps": list(range(10)),
         # Publishing to a broker that is down fails at once (the job stays in the outbox for the
         # sweeper) rather than holding a web request for seconds of reconnects.
         "max_retries": 1,

@@ -21,9 +21,12 @@ from django.db import connection
 
 from researchapp.celery import app
 from researchapp.demo import DEMO_QUESTION
-from researchapp.models import ResearchTask, StageJob
+from researchapp.models import Job, ResearchTask, StageJob
+from researchapp.services.dispatch import drain, inline
+from researchapp.services.plan_gate import plan_approve
 from researchapp.services.submission import task_submit
-from tests.helpers import wait_for_status
+from tests.factories import UserFactory
+from tests.helpers import wait_for, wait_for_status
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGE_TASKS = ("plan_task", "collect_task", "finish_collection_task", "analyse_task", "write_task")
@@ -69,20 +72,32 @@ def received(log: Path) -> set[str]:
     return set(re.findall(r"Task researchapp\.tasks\.(\w+)\[[0-9a-f-]+\] received", text))
 
 
-@pytest.mark.worker
-@pytest.mark.django_db(transaction=True)
-def test_a_task_passes_through_two_workers_bound_to_different_queues(analyst, tmp_path):
+def worker_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of worker processes sharing this test's database and broker; the demo corpus."""
     if connection.vendor != "postgresql" or not settings.CELERY_BROKER_URL.startswith("redis"):
         pytest.skip("needs PostgreSQL and Redis, which `make test` provides, to share tasks with processes")
     db = connection.settings_dict
     host, port = db["HOST"] or "127.0.0.1", db["PORT"] or 5432
-    env = {
+    app.control.purge()
+    call_command("demo_setup", stdout=open(os.devnull, "w"))
+    return {
         **os.environ,
         "DATABASE_URL": f"postgres://{db['USER']}@{host}:{port}/{db['NAME']}",
         "RESEARCH_VAR_DIR": str(tmp_path / "var"),
     }
-    app.control.purge()
-    call_command("demo_setup", stdout=open(os.devnull, "w"))
+
+
+def stop_workers(workers: list[subprocess.Popen]) -> None:
+    for worker in workers:
+        if worker.poll() is None:
+            os.killpg(worker.pid, 15)
+            worker.wait(timeout=30)
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_task_passes_through_two_workers_bound_to_different_queues(analyst, tmp_path):
+    env = worker_env(tmp_path)
     # given one worker on the collection queue and another on the model and writing queues
     logs = {"collect": tmp_path / "collect.log", "model": tmp_path / "model.log"}
     workers = [
@@ -96,11 +111,53 @@ def test_a_task_passes_through_two_workers_bound_to_different_queues(analyst, tm
         # then it is approved, its stages split between the two workers by kind
         wait_for_status(task, ResearchTask.Status.APPROVED, timeout=120)
     finally:
-        for worker in workers:
-            if worker.poll() is None:
-                os.killpg(worker.pid, 15)
-                worker.wait(timeout=30)
+        stop_workers(workers)
     # (the last collection to finish starts the analysis itself: finish_collection_task is a backstop)
     assert "collect_task" in received(logs["collect"]) <= {"collect_task", "finish_collection_task"}
     assert received(logs["model"]) == {"plan_task", "analyse_task", "write_task"}
     assert not StageJob.objects.filter(task=task, finished_at__isnull=True).exists()
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_flood_of_one_person_does_not_delay_anothers_first_task_nor_decided_work(analyst, tmp_path):
+    env = worker_env(tmp_path)
+    flooder, light, decider = UserFactory(), UserFactory(), UserFactory()
+    # given a task of a third person planned already (inline, no worker yet), awaiting plan review
+    with inline() as queue:
+        decided = task_submit(owner=decider, question=DEMO_QUESTION, quota=False)
+        drain(queue)
+    decided.refresh_from_db()
+    assert decided.status == ResearchTask.Status.AWAITING_PLAN_REVIEW
+    # and one person's twenty submissions queued at once, then another person's first one
+    flood = [task_submit(owner=flooder, question=f"{DEMO_QUESTION} ({n})", quota=False) for n in range(20)]
+    first = task_submit(owner=light, question=DEMO_QUESTION, quota=False)
+    # and an analyst's approval of the third person's plan, after all of them
+    plan_approve(plan=decided.plans.get(), actor=analyst)
+
+    # when one worker, one job at a time, consumes every queue
+    workers = [start_worker(env, ",".join(q.name for q in settings.CELERY_TASK_QUEUES), tmp_path / "w.log")]
+    try:
+        tasks = [*flood, first]
+        wait_for(
+            lambda: (
+                ResearchTask.objects.filter(
+                    pk__in=[t.pk for t in tasks], status="awaiting_plan_review"
+                ).count()
+                == len(tasks)
+            ),
+            timeout=180,
+            what="every submission planned",
+        )
+    finally:
+        stop_workers(workers)
+
+    # then the other person's first planning started behind at most one of the flood's
+    plans = list(StageJob.objects.filter(kind=Job.PLAN, task__in=tasks).order_by("started_at"))
+    order = [job.task_id for job in plans]
+    assert order.index(first.pk) <= 1, order
+    # and the flood's own plans still ran in the order they were submitted
+    assert [t for t in order if t != first.pk] == [t.pk for t in flood]
+    # and the collection the analyst's approval started went ahead of every new submission's planning
+    collected = StageJob.objects.filter(task=decided, kind=Job.COLLECT).order_by("started_at").first()
+    assert collected.started_at < plans[0].started_at
