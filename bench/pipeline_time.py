@@ -126,13 +126,27 @@ def time_figures(result: dict, worker_threads: int) -> list[Figure]:
             "longest chain of waits",
             round(chain["chain"], 2),
             "s",
-            note=f"plan {chain['plan']:.1f} + collect leg {chain['collect_leg']:.2f} + "
-            f"analyse {chain['analyse_max']:.1f} + write {chain['write']:.1f}",
+            note=f"plan {chain['plan']:.1f} + probe {chain['probe']:.1f} + collect leg "
+            f"{chain['collect_leg']:.2f} + follow-on search {chain['follow_on']:.1f} + judges "
+            f"{chain['judges']:.1f} (of {chain['judge_sum']:.0f}s in all) + analyse "
+            f"{chain['analyse_max']:.1f} + support + write {chain['write']:.1f}",
         ),
-        Figure(NAME, "wall / longest chain", round(wall / chain["chain"], 2)),
         Figure(
             NAME,
-            "chain with analyse calls in a row",
+            "wall / longest chain",
+            round(wall / chain["chain"], 2),
+            target="<= 1.15",
+            met=wall <= 1.15 * chain["chain"],
+        ),
+        Figure(
+            NAME,
+            "wall / chain as counted before issue 21",
+            round(wall / chain["chain_before_issue_21"], 2),
+            note=f"{chain['chain_before_issue_21']:.1f}s: no probe, follow-on search or judges",
+        ),
+        Figure(
+            NAME,
+            "chain with analyse, support and judge calls in a row",
             round(chain["chain_analyse_serial"], 2),
             "s",
             note=f"{chain['calls'].get('analyse', 0)} analyse calls, {chain['analyse_sum']:.1f}s in all",

@@ -86,7 +86,14 @@ def forget_queue(broker_db: int) -> None:
     if not queue:
         return
     client = redis.Redis.from_url(f"{REDIS}/{broker_db}")
-    client.delete(queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
+    # each of our queues (with its priority lists), and our queues' bindings to the exchange
+    keys = list(client.scan_iter(f"{queue}.*"))
+    if keys:
+        client.delete(*keys)
+    for binding in client.scan_iter("_kombu.binding.*"):
+        ours = [m for m in client.smembers(binding) if queue.encode() in m]
+        if ours:
+            client.srem(binding, *ours)
     client.close()
 
 

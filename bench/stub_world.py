@@ -317,42 +317,72 @@ class World:
         }
 
 
+def _query_index(query: str) -> int | None:
+    """Which of its sub-question's two planned queries ``query`` is (0 or 1); None if not planned."""
+    match = _CITY_QUERY.match(query.lower())
+    if not match:
+        return None
+    planned = {q.format(city=""): n for _, queries, _ in SUBQUESTIONS for n, q in enumerate(queries)}
+    return planned.get(" " + match["query"])
+
+
 def longest_chain(waits: list[Wait]) -> dict[str, float]:
     """The waits no amount of concurrency can overlap, from the log of one task.
 
     chain = plan calls
-          + max over sub-questions of (its slowest search + its slowest page)
+          + the slowest probe search (planning searches each sub-question's first query before the
+            plan review, to see whether the sources cover it; collection then finds it cached)
+          + max over sub-questions of (its slowest other search + its slowest page)
+          + the slowest follow-on search (a query the plan did not have, from what the pages said)
+          + the slowest judge call before writing (disagreements across the whole task's evidence)
           + the slowest analyse call (sub-questions are independent, so their analyses could overlap)
+          + the slowest support check (each follows its sub-question's analysis)
           + every write call (a revision needs the draft before it)
-    ``analyse_serial`` is the same chain with every analyse call in a row, as a loop over
-    sub-questions inside one stage runs them. A follow-up collection round (searches for queries
-    the plan did not have; none in the standard task) would add a second collect and analyse leg:
-    its waits count in ``sequential_sum`` but not in the chain, so the chain is then too short.
+          + the slowest judge call after writing (the writer's guard on its statements' quotes)
+    ``chain_before_issue_21`` leaves out the probe, the follow-on search and the judges, as the
+    chain did before they existed. ``analyse_serial`` is the chain with every analyse, support and
+    judge call in a row, as a loop inside one stage would run them.
     """
     by_kind: dict[str, list[Wait]] = {}
     for wait in waits:
         by_kind.setdefault(wait.kind, []).append(wait)
-    collect_legs = []
+    searches = by_kind.get("search", [])
+    probe = max((w.seconds for w in searches if _query_index(w.key) == 0), default=0)
+    follow_on = max((w.seconds for w in searches if w.subquestion is None), default=0)
+    collect_legs, old_legs = [], []
     for sq in {w.subquestion for w in waits if w.subquestion is not None}:
-        searches = [w.seconds for w in by_kind.get("search", []) if w.subquestion == sq]
-        pages = [w.seconds for w in by_kind.get("page", []) if w.subquestion == sq]
-        collect_legs.append(max(searches, default=0) + max(pages, default=0))
+        own = [w for w in searches if w.subquestion == sq]
+        pages = max((w.seconds for w in by_kind.get("page", []) if w.subquestion == sq), default=0)
+        collect_legs.append(max((w.seconds for w in own if _query_index(w.key) != 0), default=0) + pages)
+        old_legs.append(max((w.seconds for w in own), default=0) + pages)
     plan = sum(w.seconds for w in by_kind.get("plan", []))
     analyse = [w.seconds for w in by_kind.get("analyse", [])]
-    # A sub-question's support check follows its analysis: the slowest of each extends the leg.
     support = [w.seconds for w in by_kind.get("support", [])]
     write = sum(w.seconds for w in by_kind.get("write", []))
-    chain = plan + max(collect_legs, default=0) + max(analyse, default=0) + max(support, default=0) + write
+    writing_from = min((w.started for w in by_kind.get("write", [])), default=float("inf"))
+    judges = by_kind.get("judge", [])
+    judge_before = max((w.seconds for w in judges if w.started < writing_from), default=0)
+    judge_after = max((w.seconds for w in judges if w.started >= writing_from), default=0)
+    middle = max(analyse, default=0) + max(support, default=0) + write
+    chain = plan + probe + max(collect_legs, default=0) + follow_on + judge_before + middle + judge_after
     return {
         "chain": chain,
+        "chain_before_issue_21": plan + max(old_legs, default=0) + middle,
         "chain_analyse_serial": chain
         - max(analyse, default=0)
         - max(support, default=0)
+        - judge_before
+        - judge_after
         + sum(analyse)
-        + sum(support),
+        + sum(support)
+        + sum(w.seconds for w in judges),
         "sequential_sum": sum(w.seconds for w in waits),
         "plan": plan,
+        "probe": probe,
         "collect_leg": max(collect_legs, default=0),
+        "follow_on": follow_on,
+        "judges": judge_before + judge_after,
+        "judge_sum": sum(w.seconds for w in judges),
         "analyse_max": max(analyse, default=0),
         "analyse_sum": sum(analyse),
         "write": write,

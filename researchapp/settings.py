@@ -16,6 +16,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
+from kombu import Queue
 
 from researchapp.core.enums import ModelStage
 from researchapp.settings_env import (
@@ -215,6 +216,9 @@ elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
         # It must outlast the longest stage (or a healthy run is delivered twice), so it is long; the
         # stage leases (RESEARCH_LEASE_SECONDS) are what bring a dead worker's stage back promptly.
         "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1),
+        # Ten priority steps (0 is taken first), one Redis list each: decided work before new work,
+        # and fair shares between people (services/dispatch.py::job_priority).
+        "priority_steps": list(range(10)),
         # Publishing to a broker that is down fails at once (the job stays in the outbox for the
         # sweeper) rather than holding a web request for seconds of reconnects.
         "max_retries": 1,
@@ -229,6 +233,23 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# Queues, one per kind of work, so a slow PDF or model call never waits behind collection (nor the
+# reverse); docker-compose.yml runs one worker per queue with its own concurrency (README, "Scaling
+# out"). A worker started without `-Q` (`make run`, the tests) consumes every queue listed here.
+# `celery` (the default queue) carries what no route names: the notification emails.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = tuple(
+    Queue(name, routing_key=name) for name in ("celery", "collect", "model", "write", "export", "sweep")
+)
+CELERY_TASK_ROUTES = {
+    "researchapp.tasks.collect_task": {"queue": "collect"},  # I/O: searches and page fetches
+    "researchapp.tasks.finish_collection_task": {"queue": "collect"},
+    "researchapp.tasks.plan_task": {"queue": "model"},  # the stages that call the model most
+    "researchapp.tasks.analyse_task": {"queue": "model"},
+    "researchapp.tasks.write_task": {"queue": "write"},  # writing and its checks
+    "researchapp.tasks.sweep_task": {"queue": "sweep"},
+}
 
 # --- Research -------------------------------------------------------------------------------
 # Allowed values are written at the call: an upper-case constant in this module would become a setting.

@@ -23,6 +23,9 @@ SECRET_KEY = required("SECRET_KEY")
 # would split one desk across containers (and keep the demo database, accounts and all).
 required("DATABASE_URL")
 required("CELERY_BROKER_URL")
+# The page and search cache and the providers' rate limits are shared through Redis: without it each
+# worker (on each machine) would keep its own cache folder and spend the whole rate limit on its own.
+required("REDIS_URL")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS")
 if not ALLOWED_HOSTS:
     raise ImproperlyConfigured("ALLOWED_HOSTS must be set in the production profile.")

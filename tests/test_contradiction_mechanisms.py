@@ -56,6 +56,15 @@ def test_a_negation_denies_the_word_it_negates_not_every_word_after_it() -> None
     )
 
 
+def test_a_negation_bounded_by_a_condition_denies_nothing_flatly() -> None:
+    # "cannot be read until ..." says when, not that it never is: the log that read it agrees
+    locked = "A table that another connection is writing cannot be read until that connection commits."
+    logged = "Every client request is logged with the time it arrived and the table it read."
+    assert judged(locked, logged) is None
+    # without the condition the same words deny it
+    assert judged("A table that another connection is writing cannot be read.", logged) is not None
+
+
 def test_a_negated_predicate_answers_a_yes_or_no_question() -> None:
     claim = "Marrowby tea cures Kelby fever."
     answer = "No, Marrowby tea does not protect against Kelby fever, the ministry said."

@@ -81,12 +81,17 @@ def test_it_ships_a_docker_compose_file_the_compose_cli_accepts():
     )
     assert result.returncode == 0, result.stderr
     # the services production needs, the sweeper's beat among them, and a health check that can pass
-    for service in ("web:", "worker:", "beat:", "postgres:", "redis:", "migrate:"):
+    for service in ("web:", "beat:", "postgres:", "redis:", "migrate:"):
         assert service in result.stdout
     assert "researchapp.settings_production" in result.stdout and "/healthz" in result.stdout
-    # web, worker and beat wait for the one migration; beat has a health check; only the worker may
-    # make the sandbox's namespaces
-    assert result.stdout.count("service_completed_successfully") == 3
+    # one worker per queue of the settings, each consuming its own queue (the default one with collection)
+    queues = {queue.name for queue in settings.CELERY_TASK_QUEUES}
+    consumed = re.findall(r"celery -A researchapp worker -Q (\S+)", result.stdout)
+    assert len(consumed) == len(queues) - 1
+    assert sorted(q for listed in consumed for q in listed.split(",")) == sorted(queues)
+    # web, the workers and beat wait for the one migration; beat has a health check; only the model
+    # collection worker (deep mode's loop and its calculations run there) may make the sandbox's namespaces
+    assert result.stdout.count("service_completed_successfully") == 2 + len(consumed)
     assert "celerybeat-schedule*" in result.stdout
     assert result.stdout.count("seccomp=unconfined") == 1
 

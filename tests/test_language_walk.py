@@ -288,8 +288,9 @@ def foreign_words(text: str, data: list[str], language: str) -> list[str]:
 
     def unless_data(run: re.Match) -> str:
         words = _words(run.group())
-        # three words or more, or a wrapped quote's tail ("longer warranty.")
-        long_enough = len(words.split()) >= 3 or run.group().endswith(".")
+        # three words or more, or a wrapped quote's tail ("longer warranty." or «Osprey"» opening a line)
+        closes_quote = text.startswith(('"', "”"), run.end()) and text[: run.start()].endswith("\n")
+        long_enough = len(words.split()) >= 3 or run.group().endswith(".") or closes_quote
         return " " if long_enough and words in corpus else run.group()
 
     text = RUNS[language].sub(unless_data, text)

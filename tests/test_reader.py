@@ -43,6 +43,8 @@ def evidence(
         ("How do the Quill and Ink servers differ in memory use?", AnswerType.COMPARISON),
         ("Is the Northgate ferry safe in storms?", AnswerType.YES_NO),
         ("Who founded the Quill project?", AnswerType.NAME),
+        ("灰水角灯塔有多高？", AnswerType.QUANTITY),  # how tall: a measure, as in English
+        ("Quill 服务器默认启动多少个进程？", AnswerType.LIMIT),
     ],
 )
 def test_it_reads_the_answer_type_a_question_expects(question: str, expected: AnswerType) -> None:

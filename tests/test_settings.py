@@ -51,6 +51,7 @@ def test_it_creates_no_folder_or_file_when_the_settings_are_imported(tmp_path):
         ALLOWED_HOSTS="desk.example.org",
         DATABASE_URL="postgres://desk@db.example.org/desk",
         CELERY_BROKER_URL="redis://broker.example.org:6379/0",
+        REDIS_URL="redis://broker.example.org:6379/1",
     )
 
     # then they load, and nothing was created
@@ -58,12 +59,13 @@ def test_it_creates_no_folder_or_file_when_the_settings_are_imported(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("missing", ["DATABASE_URL", "CELERY_BROKER_URL"])
+@pytest.mark.parametrize("missing", ["DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL"])
 def test_it_refuses_to_fall_back_to_the_embedded_database_or_broker_in_production(missing):
     # given the production profile with everything set but one of its services
     services = {
         "DATABASE_URL": "postgres://desk@db.example.org/desk",
         "CELERY_BROKER_URL": "redis://broker.example.org:6379/0",
+        "REDIS_URL": "redis://broker.example.org:6379/1",
     }
     del services[missing]
 

@@ -28,6 +28,10 @@ __all__ = ["Job", "celery_task", "drain", "enqueue", "inline", "relay", "relay_u
 
 log = logging.getLogger(__name__)
 
+# Job priorities on the Redis broker (``job_priority``); its transport keeps one list per step.
+NEW_WORK = 3
+LAST_PRIORITY = 9
+
 _inline: contextvars.ContextVar[deque | None] = contextvars.ContextVar("inline_queue", default=None)
 
 
@@ -73,14 +77,17 @@ def relay(job_ids: Iterable[int]) -> int:
     for job_id in job_ids:
         with transaction.atomic():
             job = (
-                StageJob.objects.select_for_update(skip_locked=True)
+                StageJob.objects.select_for_update(skip_locked=True, of=("self",))
+                .select_related("task")
                 .filter(pk=job_id, sent_at__isnull=True, finished_at__isnull=True)
                 .first()
             )
             if job is None:
                 continue
             try:
-                celery_task(job.kind).apply_async(args=job.args, kwargs={"job_id": job.pk}, retry=False)
+                celery_task(job.kind).apply_async(
+                    args=job.args, kwargs={"job_id": job.pk}, retry=False, priority=job_priority(job)
+                )
             except Exception as error:  # noqa: BLE001 - any failure to publish leaves the job in the outbox
                 _record_send_failure(job, error)
                 return sent
@@ -89,6 +96,23 @@ def relay(job_ids: Iterable[int]) -> int:
             )
             sent += 1
     return sent
+
+
+def job_priority(job: StageJob) -> int:
+    """Where the job goes in its queue: 0 is taken first, ``LAST_PRIORITY`` last (Redis's order).
+
+    1. Decided work before new work: a new submission's planning starts at ``NEW_WORK``; every other
+       job (collection after an approved plan, writing after the evidence review, planning again
+       after a rejection, the stages that follow) at 0.
+    2. Fair shares: each doubling of the owner's jobs already waiting in the broker puts this one a
+       step further back (1 waiting: +1, 2-3: +2, 4-7: +3, ...), so a hundred submissions of one
+       person queue behind everyone else's first few, and their own still run in order.
+
+    Brokers without priorities (the embedded profile's filesystem transport) ignore it.
+    """
+    new_work = job.kind == Job.PLAN and not job.task.plans.exists()
+    waiting = StageJob.objects.waiting().filter(task__owner_id=job.task.owner_id).count()
+    return min(LAST_PRIORITY, (NEW_WORK if new_work else 0) + waiting.bit_length())
 
 
 def relay_unsent(limit: int = 500) -> int:

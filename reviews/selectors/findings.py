@@ -26,6 +26,9 @@ KIND_LABELS = {
     "entity": gettext_lazy("names"),
     "negation": gettext_lazy("one says it is so, the other that it is not"),
 }
+JUDGED_BY_RULES = gettext_lazy("Seen by the comparison rules.")
+JUDGED_BY_MODEL = gettext_lazy("Seen by the model.")
+JUDGED_BY_BOTH = gettext_lazy("Seen by the comparison rules and the model.")
 CONTEXT_CHARS = 600  # of the snapshot either side of a quote, cut in the database
 CLOSEST_SHOWN = 5  # closest passages shown on a [证据不足] item
 SOURCE_CHOICES = 200  # stored sources offered for adding evidence by hand
@@ -121,7 +124,12 @@ class FindingItem:
 
     @property
     def judged_by(self) -> str:
-        return (self.finding.disagreement or {}).get("reason", "")
+        """Who saw the disagreement, in the reader's language (the judges' own reasons are English
+        audit text, kept on the finding, not shown)."""
+        judges = set((self.finding.disagreement or {}).get("judges", ()))
+        if "model" in judges:
+            return str(JUDGED_BY_MODEL if judges == {"model"} else JUDGED_BY_BOTH)
+        return str(JUDGED_BY_RULES) if judges else ""
 
     @property
     def shared_clusters(self) -> bool:

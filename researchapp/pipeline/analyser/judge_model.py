@@ -12,6 +12,7 @@ that pair the model's opinion, never the task.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
@@ -69,10 +70,13 @@ class ModelJudge:
 
     name = "model"
 
-    def __init__(self, client: ChatClient, *, model: str, rules: DisagreementJudge):
+    def __init__(
+        self, client: ChatClient, *, model: str, rules: DisagreementJudge, concurrency: int = MAX_MODEL_PAIRS
+    ):
         self.client = client
         self.model = model
         self.rules = rules
+        self.concurrency = concurrency
 
     def ask(self, pair: Pair, usage: UsageLog) -> tuple[str, str] | None:
         try:
@@ -100,10 +104,11 @@ class ModelJudge:
         # a passage of an opened page that no sub-question selected is judged by the rules alone.
         shown = [pair for pair in pairs if None not in (pair.first.evidence_id, pair.second.evidence_id)]
         asked = sorted(shown, key=lambda pair: id(pair) not in by_rules)[:MAX_MODEL_PAIRS]
+        answers = self.ask_all(asked, usage)
         judgements = []
         for pair in pairs:
             ruled = by_rules.get(id(pair))
-            answer = self.ask(pair, usage) if any(pair is p for p in asked) else None
+            answer = answers.get(id(pair))
             if answer is None:
                 judgements += [ruled] if ruled else []
                 continue
@@ -115,3 +120,13 @@ class ModelJudge:
             elif verdict == CONTRADICT:
                 judgements.append(Judgement(pair, CONTRADICT, "", (), (), said, "model"))
         return judgements
+
+    def ask_all(self, pairs: Sequence[Pair], usage: UsageLog) -> dict[int, tuple[str, str] | None]:
+        """The model's answer for each pair (by ``id``). The calls are independent, so they go
+        together (``concurrency`` at a time, by default all a task may make): a task's twelve then
+        cost one call's wait, not twelve."""
+        if not pairs:
+            return {}
+        workers = max(1, min(self.concurrency, len(pairs)))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="judge") as pool:
+            return dict(zip(map(id, pairs), pool.map(lambda pair: self.ask(pair, usage), pairs), strict=True))

@@ -18,7 +18,11 @@ def followup_queries(subquestion: SubQuestion, *, round_no: int, limit: int = 3)
     def broader(query: str) -> str:
         return default_rewrite(query) or query
 
-    candidates = [broader(subquestion.text)]
+    own = broader(subquestion.text)
+    if subquestion.queries and not set(tokenize(own)) & set(tokenize(subquestion.queries[0])):
+        # a facet's words alone ("What conditions apply?") name nothing: search them with its subject
+        own = " ".join(dict.fromkeys(f"{broader(subquestion.queries[0])} {own}".split()))
+    candidates = [own]
     angle = ANGLES[(round_no - 2) % len(ANGLES)]
     candidates += [f"{broader(q)} {angle}" for q in subquestion.queries]
     fresh: list[str] = []

@@ -25,7 +25,11 @@ _DATE = re.compile(
     r"\b\d{4}-\d{2}-\d{2}\b|\b(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?\s+\d{1,2},?\s+\d{4}\b|"
     r"\b\d{1,2}\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)"
-    r"\s+\d{4}\b|\b(?:1[5-9]|20)\d{2}\b|\d{4}年"
+    r"\s+\d{4}\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+    r"\s+\d{4}\b|\b(?:1[5-9]|20)\d{2}\b|\d{4}年|\d{1,2}月|"
+    r"(?:(?<=\bin )|(?<=\bon )|(?<=\bby )|(?<=\bsince )|(?<=\buntil )|(?<=\bfrom )|(?<=\bduring ))"
+    r"(?:(?:early|late|mid-?)\s*)?"
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December)\b"
 )
 _TIME_UNIT = re.compile(
     r"\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|ms|milliseconds?)\b",

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 
 from researchapp.core.messages import gettext_noop, message
 from researchapp.core.urls import normalize_url
@@ -147,7 +147,7 @@ def collect_bridges(
     searches may not find; its name is in the first round's passages (``hops.bridge_queries``).
     """
     value = subquestion_value(subquestion, round_no=round_no)
-    sources = [source_value(s) for s in subquestion.sources.all()]
+    sources = [source_value(s) for s in gathered_sources(subquestion)]
     first = select_passages(value, sources, question=task.question)
     queries = bridge_queries(value, first, question=task.question)
     if not queries:
@@ -189,10 +189,19 @@ def recluster(task: ResearchTask) -> None:
         Source.objects.bulk_update(changed, ["cluster", "is_primary"])
 
 
+def gathered_sources(subquestion: SubQuestion) -> QuerySet[Source]:
+    """The sources the sub-question's collection gathered: not one it holds only as the other side
+    of a dispute (``disputes.store_other_sides``), which a re-run must not select from."""
+    rows = Evidence.objects.filter(subquestion=subquestion)
+    selected = rows.filter(paired_with__isnull=True).values("source_id")
+    other_sides_only = rows.filter(paired_with__isnull=False).exclude(source_id__in=selected)
+    return subquestion.sources.exclude(pk__in=other_sides_only.values("source_id"))
+
+
 def store_evidence(task: ResearchTask, subquestion: SubQuestion, round_no: int) -> int:
     """Upsert the sub-question's passages, with their relevance; when none clears the bar, the
     closest few are stored as such (``clears_bar=False``), to show what was found."""
-    sources = {s.pk: s for s in subquestion.sources.all()}
+    sources = {s.pk: s for s in gathered_sources(subquestion)}
     passages = select_with_hops(
         subquestion_value(subquestion),
         [source_value(s) for s in sources.values()],

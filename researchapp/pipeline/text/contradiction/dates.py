@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 
 from researchapp.pipeline.text.contradiction.align import different_subjects
 from researchapp.pipeline.text.contradiction.numbers import values_of
@@ -104,7 +105,17 @@ def _part(match: re.Match[str], name: str) -> int | None:
 
 def dates_of(statement: Statement, published: date | None = None) -> list[Date]:
     """The statement's dates, most specific first where two readings overlap; with the page's
-    ``published`` date, the dates it gives relative to it too."""
+    ``published`` date, the dates it gives relative to it too. Read once per statement and date:
+    judging a task's pairs asks for them thousands of times."""
+    return list(_dates_read(statement, published))
+
+
+@lru_cache(maxsize=4096)
+def _dates_read(statement: Statement, published: date | None) -> tuple[Date, ...]:
+    return tuple(_read_dates(statement, published))
+
+
+def _read_dates(statement: Statement, published: date | None) -> list[Date]:
     text = statement.text
     found: list[Date] = []
     taken: list[Span] = []

@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from researchapp.pipeline.text.contradiction.align import different_subjects
 from researchapp.pipeline.text.contradiction.polarity import NEGATION
@@ -24,7 +25,13 @@ from researchapp.pipeline.text.contradiction.statements import (
     name_roots,
     years_in,
 )
-from researchapp.pipeline.text.quantities import Figure, extract_quantities, is_comparable, read_figures
+from researchapp.pipeline.text.quantities import (
+    Figure,
+    Quantity,
+    extract_quantities,
+    is_comparable,
+    read_figures,
+)
 from researchapp.pipeline.text.tokens import Span, tokenize
 
 _UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -123,14 +130,32 @@ def _negated(text: str, statement: Statement, start: int) -> bool:
 
 
 def values_of(statement: Statement) -> list[Value]:
-    """Every value the statement gives, with the interval it allows."""
+    """Every value the statement gives, with the interval it allows.
+
+    Read once per statement: judging a task's pairs asks for the same statements' values hundreds
+    of times (the standard task's analysis spent most of its CPU reading them again)."""
+    return list(_values_read(statement))
+
+
+@lru_cache(maxsize=4096)
+def _values_read(statement: Statement) -> tuple[Value, ...]:
+    return tuple(_read_values(statement))
+
+
+@lru_cache(maxsize=512)
+def _quantities(text: str) -> tuple[Quantity, ...]:
+    """The passage's quantities, read once for all its statements."""
+    return tuple(extract_quantities(text))
+
+
+def _read_values(statement: Statement) -> list[Value]:
     text, found = statement.text, []
     taken: list[Span] = []
     for match in _RANGE.finditer(text, statement.start, statement.end):
         edges = ("low", "high") if match.group("low") else ("from", "to")
         low, high = (float(match.group(g).replace(",", "")) for g in edges)
         first_edge = match.start(edges[0])
-        quantities = [q for q in extract_quantities(text) if q.start <= first_edge < q.end]
+        quantities = [q for q in _quantities(text) if q.start <= first_edge < q.end]
         if not quantities or quantities[0].kind == "year" or low >= high:
             continue
         taken.append(match.span())  # its edges are not values of their own, kept or not
@@ -138,7 +163,7 @@ def values_of(statement: Statement) -> list[Value]:
             scale = quantities[0].value / low if low else 1.0
             kind = _kind(quantities[0])
             found.append(Value(kind, low * scale, high * scale, match.span(), False, quantities[0].unit))
-    for quantity in extract_quantities(text):
+    for quantity in _quantities(text):
         inside = statement.start <= quantity.start < statement.end
         if not inside or quantity.kind == "year" or any(s <= quantity.start < e for s, e in taken):
             continue

@@ -41,6 +41,8 @@ MIN_CLAUSE_SHARED = 2  # the negated word and one more: its subject or its objec
 _ADVERBS = frozenset(
     "directly even ever always actually really yet also just currently necessarily specifically".split()
 )
+# A negation bounded by a condition ("cannot be read until the writer commits") denies nothing flatly.
+_CONDITION = re.compile(r"\b(?:until|unless|as long as|except (?:when|if|for))\b", re.IGNORECASE)
 _VERDICT = re.compile(r"^\W*(?:no|false|fake|wrong|incorrect|untrue)\b[\s,.:;!-]", re.IGNORECASE)
 
 
@@ -51,6 +53,8 @@ def _negated(statement: Statement) -> dict[str, tuple[Span, int]]:
     governed: dict[str, tuple[Span, int]] = {}
     for cue in NEGATION.finditer(statement.text, statement.start, statement.end):
         clause_end = clause_of(statement, cue.start())[1]
+        if _CONDITION.search(statement.text, cue.end(), statement.end):
+            continue  # "cannot be read until it commits": a condition, not a denial
         for word in statement.words[statement.index_of(cue.end()) :]:
             if word.start >= clause_end:
                 break
