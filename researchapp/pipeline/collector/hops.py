@@ -15,7 +15,7 @@ from dataclasses import replace
 from researchapp.pipeline.collector.answering import with_answer_passages
 from researchapp.pipeline.collector.passages import PassagePool
 from researchapp.pipeline.text.entities import name_phrases
-from researchapp.pipeline.text.salience import Asked, asked_of
+from researchapp.pipeline.text.salience import Asked, asked_of, states_attribute
 from researchapp.pipeline.text.sentences import split_sentences
 from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import Passage, Source, SubQuestion
@@ -27,6 +27,8 @@ FIRST_PASSAGES_READ = 4
 HOP_DISCOUNT = 0.99
 # A sentence answers when it holds this weighted share of what the question asks beyond its subject.
 MIN_ANSWER_SHARE = 0.2
+# The rarity-weighted share of a long name's words that a passage must hold to name it.
+NAME_SHARE = 0.6
 
 
 def bridge_names(
@@ -60,7 +62,7 @@ def bridge_names(
             held = set(tokenize(sentence))
             share = sum(weigh(term) for term in wanted if term in held) / total
             for position, (name, _, _) in enumerate(name_phrases(sentence)):
-                if set(tokenize(name)) <= known or not tokenize(name):
+                if set(tokenize(name)) <= known or not any(ch.isalpha() for ch in name):
                     continue
                 if share >= MIN_ANSWER_SHARE:
                     answering.append((-share, rank, start + position, name))
@@ -95,24 +97,58 @@ def select_with_hops(
     closest: int = 0,
     common: frozenset[str] = frozenset(),
 ) -> list[Passage]:
-    """The first round's passages, then, for each bridge name, its best passages that name it whole.
+    """The first round's passages, then, for each bridge name, its best passages that name it.
 
     1. Select as ``select_passages`` does, and add the passages a reader finds to state an answer
        of the asked type (``answering.with_answer_passages``). 2. Read the bridge names of the best passages.
     3. For each name, select over the same pool with the name as the subject; keep passages that
-       hold every term of the name. 4. Each hop passage ranks just under the first-round passage
+       name it (``names_bridge``). 4. Each hop passage ranks just under the first-round passage
        that named it; the result is the first round's (at most ``max_passages``) then the hops'.
+    5. When no passage about the subject states what is asked, the answer may stand one hop on:
+       the passages about the subject lead to their bridges, and they and the hops are evidence
+       when a hop passage states the asked attribute for its bridge; otherwise nothing cleared.
     """
     pool = PassagePool.of(tuple(sources))
     asked = asked_of(subquestion, question)
     first = pool.select(subquestion, asked=asked, max_passages=max_passages, closest=closest)
     first = with_answer_passages(pool, subquestion, first, asked=asked, question=question, common=common)
-    if not first or not first[0].clears_bar:
-        return first
+    if first and first[0].clears_bar:
+        return first + _hop_passages(pool, subquestion, asked, first, max_passages)
+    # Nothing about the subject states what is asked: it may stand one hop on ("the percentage
+    # of Eritrea that adheres to the religion of the region the snake is native to").
+    about = pool.select(subquestion, asked=asked, max_passages=max_passages, verify=False)
+    hops = _hop_passages(pool, subquestion, asked, about, max_passages) if about else []
+    if any(_states_for_bridge(pool, asked, passage) for passage in hops):
+        return about + hops
+    return first
+
+
+def names_bridge(terms: Sequence[str], held: set[str], weight: Callable[[str], float]) -> bool:
+    """A passage names a bridge when it holds the name's distinctive words: "Henry III was
+    crowned" names "King Henry III of England", "Bank of America" names "Charlotte-based Bank of
+    America". Every word of a name of one or two; otherwise two words or more, holding
+    ``NAME_SHARE`` of the name's rarity-weighted words."""
+    if len(terms) <= 2:
+        return set(terms) <= held
+    found = [term for term in terms if term in held]
+    total = sum(weight(term) for term in terms) or 1.0
+    return len(found) >= 2 and sum(weight(term) for term in found) / total >= NAME_SHARE
+
+
+def _states_for_bridge(pool: PassagePool, asked: Asked, passage: Passage) -> bool:
+    title = next((s.title for s in pool.sources if s.id == passage.source_id), "")
+    return states_attribute(asked, passage.quote, title=title, later_hop=True)
+
+
+def _hop_passages(
+    pool: PassagePool, subquestion: SubQuestion, asked: Asked, first: Sequence[Passage], max_passages: int
+) -> list[Passage]:
+    """For each bridge name of ``first``, its best passages that name it (``names_bridge``), each
+    ranked just under the first-round passage that named it."""
     taken = {(p.source_id, p.start) for p in first}
     names = bridge_names(first, asked, weight=lambda term: pool.weight(term, asked))
     if not names:
-        return first
+        return []
     # One expanded query: the sub-question and every bridge name. A hop passage must name one
     # bridge whole, and counts as being about it (the bridge is its subject).
     name_terms = [tuple(dict.fromkeys(tokenize(name))) for name in names]
@@ -121,15 +157,19 @@ def select_with_hops(
     hop_question = SubQuestion(subquestion.id, subquestion.text, (*subquestion.queries, *names))
     floor = first[min(len(first), FIRST_PASSAGES_READ) - 1].score
     hops: list[Passage] = []
-    for passage in pool.select(hop_question, asked=hop_asked, max_passages=max_passages):
+    weight = lambda term: pool.weight(term, hop_asked)  # noqa: E731
+    # The first round's passages are skipped, so the hop reads past them.
+    for passage in pool.select(hop_question, asked=hop_asked, max_passages=max_passages + len(taken)):
         held = set(passage.matched_terms)
-        if (passage.source_id, passage.start) in taken or not any(set(t) <= held for t in name_terms):
+        if (passage.source_id, passage.start) in taken or not any(
+            names_bridge(terms, held, weight) for terms in name_terms
+        ):
             continue
         taken.add((passage.source_id, passage.start))
         hops.append(_ranked_under(passage, floor))
         if len(hops) >= MAX_HOP_PASSAGES:
             break
-    return first + hops
+    return hops
 
 
 def _ranked_under(passage: Passage, score: float) -> Passage:
