@@ -15,20 +15,21 @@ from dataclasses import replace
 from researchapp.pipeline.collector.answering import with_answer_passages
 from researchapp.pipeline.collector.passages import PassagePool
 from researchapp.pipeline.text.entities import name_phrases
-from researchapp.pipeline.text.salience import Asked, asked_of, states_attribute
+from researchapp.pipeline.text.salience import Asked, asked_of, judge, states_attribute
 from researchapp.pipeline.text.sentences import split_sentences
 from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import Passage, Source, SubQuestion
 
 MAX_BRIDGES = 5
 MAX_HOP_PASSAGES = 6
+PER_NAME = 2  # a bridge name's passages, at most
 FIRST_PASSAGES_READ = 4
 # A hop passage ranks just under the passage that named its bridge.
 HOP_DISCOUNT = 0.99
 # A sentence answers when it holds this weighted share of what the question asks beyond its subject.
 MIN_ANSWER_SHARE = 0.2
 # The rarity-weighted share of a long name's words that a passage must hold to name it.
-NAME_SHARE = 0.6
+NAME_SHARE = 0.5
 
 
 def bridge_names(
@@ -113,11 +114,11 @@ def select_with_hops(
     first = pool.select(subquestion, asked=asked, max_passages=max_passages, closest=closest)
     first = with_answer_passages(pool, subquestion, first, asked=asked, question=question, common=common)
     if first and first[0].clears_bar:
-        return first + _hop_passages(pool, subquestion, asked, first, max_passages)
+        return first + _hop_passages(pool, subquestion, asked, first)
     # Nothing about the subject states what is asked: it may stand one hop on ("the percentage
     # of Eritrea that adheres to the religion of the region the snake is native to").
     about = pool.select(subquestion, asked=asked, max_passages=max_passages, verify=False)
-    hops = _hop_passages(pool, subquestion, asked, about, max_passages) if about else []
+    hops = _hop_passages(pool, subquestion, asked, about) if about else []
     if any(_states_for_bridge(pool, asked, passage) for passage in hops):
         return about + hops
     return first
@@ -141,7 +142,7 @@ def _states_for_bridge(pool: PassagePool, asked: Asked, passage: Passage) -> boo
 
 
 def _hop_passages(
-    pool: PassagePool, subquestion: SubQuestion, asked: Asked, first: Sequence[Passage], max_passages: int
+    pool: PassagePool, subquestion: SubQuestion, asked: Asked, first: Sequence[Passage]
 ) -> list[Passage]:
     """For each bridge name of ``first``, its best passages that name it (``names_bridge``), each
     ranked just under the first-round passage that named it."""
@@ -149,27 +150,54 @@ def _hop_passages(
     names = bridge_names(first, asked, weight=lambda term: pool.weight(term, asked))
     if not names:
         return []
-    # One expanded query: the sub-question and every bridge name. A hop passage must name one
-    # bridge whole, and counts as being about it (the bridge is its subject).
-    name_terms = [tuple(dict.fromkeys(tokenize(name))) for name in names]
-    subject = tuple(dict.fromkeys(term for terms in name_terms for term in terms))
-    hop_asked = Asked(tuple(dict.fromkeys((*asked.terms, *subject))), subject, asked.focus, ())
-    hop_question = SubQuestion(subquestion.id, subquestion.text, (*subquestion.queries, *names))
     floor = first[min(len(first), FIRST_PASSAGES_READ) - 1].score
+    asked = pool.in_sources_language(subquestion, asked)
+    found = [_naming(pool, name, asked, skip=frozenset(taken)) for name in names]
     hops: list[Passage] = []
-    weight = lambda term: pool.weight(term, hop_asked)  # noqa: E731
-    # The first round's passages are skipped, so the hop reads past them.
-    for passage in pool.select(hop_question, asked=hop_asked, max_passages=max_passages + len(taken)):
-        held = set(passage.matched_terms)
-        if (passage.source_id, passage.start) in taken or not any(
-            names_bridge(terms, held, weight) for terms in name_terms
-        ):
+    # Each name's best passage, then each one's second: the first name must not take every slot.
+    for depth in range(PER_NAME):
+        for passages in found:
+            if depth < len(passages) and (passages[depth].source_id, passages[depth].start) not in taken:
+                taken.add((passages[depth].source_id, passages[depth].start))
+                hops.append(_ranked_under(passages[depth], floor))
+    return hops[:MAX_HOP_PASSAGES]
+
+
+def _naming(pool: PassagePool, name: str, asked: Asked, *, skip: frozenset[tuple[int, int]]) -> list[Passage]:
+    """The pool's best passages that name ``name`` (``names_bridge``), ranked by BM25 on the name
+    and what the question asks of it; a passage naming it is about it (the bridge is its subject)."""
+    terms = tuple(dict.fromkeys(tokenize(name)))
+    hop_asked = Asked(tuple(dict.fromkeys((*terms, *asked.focus))), terms, asked.focus, ())
+    query = list(hop_asked.terms)
+    scores = pool.index.scores(query)
+    ceiling = sum(pool.index.idf(term) for term in query) * (pool.index.k1 + 1.0) or 1.0
+
+    def weight(term: str) -> float:
+        return pool.weight(term, hop_asked)
+
+    passages: list[Passage] = []
+    for index in sorted((i for i, score in enumerate(scores) if score > 0), key=lambda i: -scores[i]):
+        candidate = pool.candidates[index]
+        if (candidate.source.id, candidate.start) in skip:
             continue
-        taken.add((passage.source_id, passage.start))
-        hops.append(_ranked_under(passage, floor))
-        if len(hops) >= MAX_HOP_PASSAGES:
+        judgement = judge(hop_asked, candidate.terms, weight)
+        if not names_bridge(terms, set(candidate.terms), weight) or not judgement.clears:
+            continue
+        passages.append(
+            Passage(
+                candidate.source.id,
+                candidate.start,
+                candidate.end,
+                candidate.quote,
+                round(scores[index] / ceiling, 6),
+                relevance=judgement.relevance,
+                question_relevance=judgement.question_relevance,
+                matched_terms=judgement.matched,
+            )
+        )
+        if len(passages) >= PER_NAME:
             break
-    return hops
+    return passages
 
 
 def _ranked_under(passage: Passage, score: float) -> Passage:

@@ -118,6 +118,10 @@ class PassagePool:
             return query, aspects, asked
         return self.bridge.terms(query), self.bridge.terms(aspects), self.bridge.asked(asked)
 
+    def in_sources_language(self, subquestion: SubQuestion, asked: Asked) -> Asked:
+        """What ``subquestion`` asks, in the sources' language (``_in_sources_language``)."""
+        return self._in_sources_language(subquestion, asked)[2]
+
     @staticmethod
     @lru_cache(maxsize=16)
     def of(sources: Sequence[Source]) -> PassagePool:
