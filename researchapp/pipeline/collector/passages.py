@@ -139,9 +139,7 @@ class PassagePool:
         closest: int = 0,
         verify: bool = True,
     ) -> list[Passage]:
-        """``select_passages`` over this pool, with what is asked already read. ``verify=False``
-        keeps the passages about the subject even when none states what is asked: a multi-hop
-        question's first round, whose answer may stand one hop on (``hops.select_with_hops``)."""
+        """``select_passages`` over this pool; ``verify=False`` keeps passages none of which answers."""
         query, aspects, asked = self._in_sources_language(subquestion, asked)
         content_terms = [term for term in query if term not in GENERIC_TERMS]
         needed = required_coverage(content_terms)
@@ -149,9 +147,7 @@ class PassagePool:
         aspects = [] if dimensions else aspects
         if not query or needed == 0:
             return []
-        index = self.index
-        scored: list[_Judged] = []
-        near: list[_Judged] = []
+        index, scored, near = self.index, list[_Judged](), list[_Judged]()
         # Scores are shares of the best score the query could reach here, so one threshold serves
         # a corpus where every passage names the subject as well as one where few do.
         ceiling = sum(index.idf(term) for term in query) * (index.k1 + 1.0) or 1.0
@@ -180,8 +176,7 @@ class PassagePool:
         # its passages hold its subject and what it asks for.
         statement = is_statement(subquestion.text)
         missing = self._not_stated(subquestion) if chosen and statement else None
-        unanswered = verify and not statement and not self.answers(asked, chosen)
-        if chosen and (missing is not None or unanswered):
+        if chosen and (missing is not None or (verify and not statement and not self.answers(asked, chosen))):
             # Passages about the subject that never say what is asked ("revenue"), or that do not
             # hold a statement to verify: none is evidence.
             lacking = asked.attributes if missing is None else missing
