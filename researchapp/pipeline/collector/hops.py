@@ -15,7 +15,7 @@ from dataclasses import replace
 from researchapp.pipeline.collector.answering import with_answer_passages
 from researchapp.pipeline.collector.passages import PassagePool
 from researchapp.pipeline.text.entities import name_phrases
-from researchapp.pipeline.text.salience import Asked, asked_of, judge, states_attribute
+from researchapp.pipeline.text.salience import Asked, asked_of, judge
 from researchapp.pipeline.text.sentences import split_sentences
 from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import Passage, Source, SubQuestion
@@ -105,23 +105,14 @@ def select_with_hops(
     3. For each name, select over the same pool with the name as the subject; keep passages that
        name it (``names_bridge``). 4. Each hop passage ranks just under the first-round passage
        that named it; the result is the first round's (at most ``max_passages``) then the hops'.
-    5. When no passage about the subject states what is asked, the answer may stand one hop on:
-       the passages about the subject lead to their bridges, and they and the hops are evidence
-       when a hop passage states the asked attribute for its bridge; otherwise nothing cleared.
     """
     pool = PassagePool.of(tuple(sources))
     asked = asked_of(subquestion, question)
     first = pool.select(subquestion, asked=asked, max_passages=max_passages, closest=closest)
     first = with_answer_passages(pool, subquestion, first, asked=asked, question=question, common=common)
-    if first and first[0].clears_bar:
-        return first + _hop_passages(pool, subquestion, asked, first)
-    # Nothing about the subject states what is asked: it may stand one hop on ("the percentage
-    # of Eritrea that adheres to the religion of the region the snake is native to").
-    about = pool.select(subquestion, asked=asked, max_passages=max_passages, verify=False)
-    hops = _hop_passages(pool, subquestion, asked, about) if about else []
-    if any(_states_for_bridge(pool, asked, passage) for passage in hops):
-        return about + hops
-    return first
+    if not first or not first[0].clears_bar:
+        return first
+    return first + _hop_passages(pool, subquestion, asked, first)
 
 
 def names_bridge(terms: Sequence[str], held: set[str], weight: Callable[[str], float]) -> bool:
@@ -134,11 +125,6 @@ def names_bridge(terms: Sequence[str], held: set[str], weight: Callable[[str], f
     found = [term for term in terms if term in held]
     total = sum(weight(term) for term in terms) or 1.0
     return len(found) >= 2 and sum(weight(term) for term in found) / total >= NAME_SHARE
-
-
-def _states_for_bridge(pool: PassagePool, asked: Asked, passage: Passage) -> bool:
-    title = next((s.title for s in pool.sources if s.id == passage.source_id), "")
-    return states_attribute(asked, passage.quote, title=title, later_hop=True)
 
 
 def _hop_passages(
