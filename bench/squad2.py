@@ -38,12 +38,21 @@ class Outcome:
     failed: str
 
 
+def url_of(context_id: str) -> str:
+    """A paragraph's URL: ``Normans#00`` -> ``corpus://squad2/Normans/00``.
+
+    The fragment must become a path segment: URL normalisation drops fragments (one page, one
+    source), which would fold an article's paragraphs into its first one.
+    """
+    return "corpus://squad2/" + context_id.replace("#", "/")
+
+
 def corpus_of(path: Path):
     from researchapp.pipeline.collector.local import LocalCorpus
     from researchapp.providers.base import Document
 
     documents = [
-        Document(f"corpus://squad2/{c['context_id']}", c["title"], c["text"], extraction="corpus")
+        Document(url_of(c["context_id"]), c["title"], c["text"], extraction="corpus")
         for c in map(json.loads, require_path(path).read_text(encoding="utf-8").splitlines())
     ]
     return LocalCorpus(documents), {d.url: d.text for d in documents}
@@ -87,7 +96,7 @@ def judge(record: dict, corpus, texts: dict[str, str], cap: int) -> Outcome:
 
     run = run_task(record["question"], corpus, write=False)
     passages = handed_on(run, cap)
-    url = f"corpus://squad2/{record['context_id']}"
+    url = url_of(record["context_id"])
     wanted = answer_spans(texts[url], record.get("answers", [])) if not record["is_impossible"] else []
     covered = any(
         item.source_url == url and item.start <= start and end <= item.end

@@ -15,18 +15,21 @@ from dataclasses import replace
 from researchapp.pipeline.collector.answering import with_answer_passages
 from researchapp.pipeline.collector.passages import PassagePool
 from researchapp.pipeline.text.entities import name_phrases
-from researchapp.pipeline.text.salience import Asked, asked_of
+from researchapp.pipeline.text.salience import Asked, asked_of, judge
 from researchapp.pipeline.text.sentences import split_sentences
 from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import Passage, Source, SubQuestion
 
 MAX_BRIDGES = 5
 MAX_HOP_PASSAGES = 6
+PER_NAME = 2  # a bridge name's passages, at most
 FIRST_PASSAGES_READ = 4
 # A hop passage ranks just under the passage that named its bridge.
 HOP_DISCOUNT = 0.99
 # A sentence answers when it holds this weighted share of what the question asks beyond its subject.
 MIN_ANSWER_SHARE = 0.2
+# The rarity-weighted share of a long name's words that a passage must hold to name it.
+NAME_SHARE = 0.5
 
 
 def bridge_names(
@@ -60,7 +63,7 @@ def bridge_names(
             held = set(tokenize(sentence))
             share = sum(weigh(term) for term in wanted if term in held) / total
             for position, (name, _, _) in enumerate(name_phrases(sentence)):
-                if set(tokenize(name)) <= known or not tokenize(name):
+                if set(tokenize(name)) <= known or not any(ch.isalpha() for ch in name):
                     continue
                 if share >= MIN_ANSWER_SHARE:
                     answering.append((-share, rank, start + position, name))
@@ -95,12 +98,12 @@ def select_with_hops(
     closest: int = 0,
     common: frozenset[str] = frozenset(),
 ) -> list[Passage]:
-    """The first round's passages, then, for each bridge name, its best passages that name it whole.
+    """The first round's passages, then, for each bridge name, its best passages that name it.
 
     1. Select as ``select_passages`` does, and add the passages a reader finds to state an answer
        of the asked type (``answering.with_answer_passages``). 2. Read the bridge names of the best passages.
     3. For each name, select over the same pool with the name as the subject; keep passages that
-       hold every term of the name. 4. Each hop passage ranks just under the first-round passage
+       name it (``names_bridge``). 4. Each hop passage ranks just under the first-round passage
        that named it; the result is the first round's (at most ``max_passages``) then the hops'.
     """
     pool = PassagePool.of(tuple(sources))
@@ -109,27 +112,78 @@ def select_with_hops(
     first = with_answer_passages(pool, subquestion, first, asked=asked, question=question, common=common)
     if not first or not first[0].clears_bar:
         return first
+    return first + _hop_passages(pool, subquestion, asked, first)
+
+
+def names_bridge(terms: Sequence[str], held: set[str], weight: Callable[[str], float]) -> bool:
+    """A passage names a bridge when it holds the name's distinctive words: "Henry III was
+    crowned" names "King Henry III of England", "Bank of America" names "Charlotte-based Bank of
+    America". Every word of a name of one or two; otherwise two words or more, holding
+    ``NAME_SHARE`` of the name's rarity-weighted words."""
+    if len(terms) <= 2:
+        return set(terms) <= held
+    found = [term for term in terms if term in held]
+    total = sum(weight(term) for term in terms) or 1.0
+    return len(found) >= 2 and sum(weight(term) for term in found) / total >= NAME_SHARE
+
+
+def _hop_passages(
+    pool: PassagePool, subquestion: SubQuestion, asked: Asked, first: Sequence[Passage]
+) -> list[Passage]:
+    """For each bridge name of ``first``, its best passages that name it (``names_bridge``), each
+    ranked just under the first-round passage that named it."""
     taken = {(p.source_id, p.start) for p in first}
     names = bridge_names(first, asked, weight=lambda term: pool.weight(term, asked))
     if not names:
-        return first
-    # One expanded query: the sub-question and every bridge name. A hop passage must name one
-    # bridge whole, and counts as being about it (the bridge is its subject).
-    name_terms = [tuple(dict.fromkeys(tokenize(name))) for name in names]
-    subject = tuple(dict.fromkeys(term for terms in name_terms for term in terms))
-    hop_asked = Asked(tuple(dict.fromkeys((*asked.terms, *subject))), subject, asked.focus, ())
-    hop_question = SubQuestion(subquestion.id, subquestion.text, (*subquestion.queries, *names))
+        return []
     floor = first[min(len(first), FIRST_PASSAGES_READ) - 1].score
+    asked = pool.in_sources_language(subquestion, asked)
+    found = [_naming(pool, name, asked, skip=frozenset(taken)) for name in names]
     hops: list[Passage] = []
-    for passage in pool.select(hop_question, asked=hop_asked, max_passages=max_passages):
-        held = set(passage.matched_terms)
-        if (passage.source_id, passage.start) in taken or not any(set(t) <= held for t in name_terms):
+    # Each name's best passage, then each one's second: the first name must not take every slot.
+    for depth in range(PER_NAME):
+        for passages in found:
+            if depth < len(passages) and (passages[depth].source_id, passages[depth].start) not in taken:
+                taken.add((passages[depth].source_id, passages[depth].start))
+                hops.append(_ranked_under(passages[depth], floor))
+    return hops[:MAX_HOP_PASSAGES]
+
+
+def _naming(pool: PassagePool, name: str, asked: Asked, *, skip: frozenset[tuple[int, int]]) -> list[Passage]:
+    """The pool's best passages that name ``name`` (``names_bridge``), ranked by BM25 on the name
+    and what the question asks of it; a passage naming it is about it (the bridge is its subject)."""
+    terms = tuple(dict.fromkeys(tokenize(name)))
+    hop_asked = Asked(tuple(dict.fromkeys((*terms, *asked.focus))), terms, asked.focus, ())
+    query = list(hop_asked.terms)
+    scores = pool.index.scores(query)
+    ceiling = sum(pool.index.idf(term) for term in query) * (pool.index.k1 + 1.0) or 1.0
+
+    def weight(term: str) -> float:
+        return pool.weight(term, hop_asked)
+
+    passages: list[Passage] = []
+    for index in sorted((i for i, score in enumerate(scores) if score > 0), key=lambda i: -scores[i]):
+        candidate = pool.candidates[index]
+        if (candidate.source.id, candidate.start) in skip:
             continue
-        taken.add((passage.source_id, passage.start))
-        hops.append(_ranked_under(passage, floor))
-        if len(hops) >= MAX_HOP_PASSAGES:
+        judgement = judge(hop_asked, candidate.terms, weight)
+        if not names_bridge(terms, set(candidate.terms), weight) or not judgement.clears:
+            continue
+        passages.append(
+            Passage(
+                candidate.source.id,
+                candidate.start,
+                candidate.end,
+                candidate.quote,
+                round(scores[index] / ceiling, 6),
+                relevance=judgement.relevance,
+                question_relevance=judgement.question_relevance,
+                matched_terms=judgement.matched,
+            )
+        )
+        if len(passages) >= PER_NAME:
             break
-    return first + hops
+    return passages
 
 
 def _ranked_under(passage: Passage, score: float) -> Passage:

@@ -118,6 +118,10 @@ class PassagePool:
             return query, aspects, asked
         return self.bridge.terms(query), self.bridge.terms(aspects), self.bridge.asked(asked)
 
+    def in_sources_language(self, subquestion: SubQuestion, asked: Asked) -> Asked:
+        """What ``subquestion`` asks, in the sources' language (``_in_sources_language``)."""
+        return self._in_sources_language(subquestion, asked)[2]
+
     @staticmethod
     @lru_cache(maxsize=16)
     def of(sources: Sequence[Source]) -> PassagePool:
@@ -142,9 +146,7 @@ class PassagePool:
         aspects = [] if dimensions else aspects
         if not query or needed == 0:
             return []
-        index = self.index
-        scored: list[_Judged] = []
-        near: list[_Judged] = []
+        index, scored, near = self.index, list[_Judged](), list[_Judged]()
         # Scores are shares of the best score the query could reach here, so one threshold serves
         # a corpus where every passage names the subject as well as one where few do.
         ceiling = sum(index.idf(term) for term in query) * (index.k1 + 1.0) or 1.0
