@@ -133,6 +133,12 @@ def run(args: argparse.Namespace) -> list[Figure]:
             print(f"kept {workdir}", flush=True)
         else:
             shutil.rmtree(workdir, ignore_errors=True)
+    return _figures(total, cloned, installed, serving, answered, still_open)
+
+
+def _figures(
+    total: float, cloned: float, installed: float, serving: float, answered: float, still_open: bool
+) -> list[Figure]:
     return [
         Figure(
             NAME,
