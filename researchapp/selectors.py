@@ -227,7 +227,7 @@ def task_detail(task_id: int, user) -> TaskDetail:
         plan=plan,
         draft=task.drafts.select_related("approved_by").order_by("-version").first(),
         events=events_for(task),
-        warnings=warning_groups(task) if task.n_warnings else [],
+        warnings=warning_groups(task),
         waiting=waiting_for(task),
         collecting=collecting,
     )
