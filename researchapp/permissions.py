@@ -6,12 +6,27 @@ RESEARCHER = "researcher"
 ANALYST = "analyst"
 
 
+def remember_groups(user, groups: dict[str, bool]) -> None:
+    """What the user's query already said of their groups (``DeskBackend.get_user``)."""
+    _known_groups(user).update(groups)
+
+
+def _known_groups(user) -> dict[str, bool]:
+    # getattr and setattr, not ``user.__dict__``: ``request.user`` is a lazy wrapper, which passes them
+    # on to the user itself.
+    known = getattr(user, "_desk_groups", None)
+    if known is None:
+        known = {}
+        user._desk_groups = known
+    return known
+
+
 def in_group(user, group: str) -> bool:
     """Whether ``user`` belongs to ``group``; asked once per user object (a page asks often)."""
-    cache = user.__dict__.setdefault("_desk_groups", {})
-    if group not in cache:
-        cache[group] = user.groups.filter(name=group).exists()
-    return cache[group]
+    known = _known_groups(user)
+    if group not in known:
+        known[group] = user.groups.filter(name=group).exists()
+    return known[group]
 
 
 def is_analyst(user) -> bool:

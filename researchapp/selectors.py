@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models import Count, IntegerField, Max, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -74,8 +74,17 @@ def with_counts(tasks: QuerySet) -> QuerySet:
 
 
 def visible_task(task_id: int, user) -> ResearchTask:
-    """The task if ``user`` may see it; 404 otherwise, so nobody learns which ids exist."""
-    return get_object_or_404(ResearchTask.objects.visible_to(user).select_related("owner"), pk=task_id)
+    """The task if ``user`` may see it; 404 otherwise, so nobody learns which ids exist. It comes with
+    how many events it has and its last one's id (``web.fragment_key``: every write a page shows
+    writes an event)."""
+    task = OuterRef("pk")
+    events = Event.objects.filter(task=task).order_by().values("task")
+    tasks = ResearchTask.objects.visible_to(user).select_related("owner")
+    tasks = tasks.annotate(
+        n_events=count_of(Event.objects.filter(task=task)),
+        last_event_id=Subquery(events.annotate(last=Max("id")).values("last"), output_field=IntegerField()),
+    )
+    return get_object_or_404(tasks, pk=task_id)
 
 
 def task_list_for(user, page: str | int | None = 1) -> Page:

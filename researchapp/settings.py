@@ -198,6 +198,9 @@ CACHES = {
     )
 }
 
+# Sessions are read from the cache and written through to the database: a page reads no session row.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+
 # --- Celery ---------------------------------------------------------------------------------
 # With no broker configured, kombu's filesystem transport needs no server at all.
 BROKER_DIR = VAR_DIR / "broker"

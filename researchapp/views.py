@@ -34,15 +34,17 @@ from researchapp.web import HtmxHttpRequest, error_text
 @require_GET
 def task_list(request: HttpRequest) -> HttpResponse:
     demo = selectors.demo_question()
-    return _task_list_page(request, SubmitForm(initial={"question": demo} if demo else None))
+    return _task_list_page(request, SubmitForm(initial={"question": demo} if demo else None), demo=demo)
 
 
-def _task_list_page(request: HttpRequest, form: SubmitForm, status: int = 200) -> HttpResponse:
+def _task_list_page(
+    request: HttpRequest, form: SubmitForm, status: int = 200, demo: str | None = None
+) -> HttpResponse:
     context = {
         "form": form,
         "tasks": selectors.task_list_for(request.user, request.GET.get("page")),
         "can_submit": can_submit(request.user),
-        "demo_question": selectors.demo_question(),
+        "demo_question": selectors.demo_question() if demo is None else demo,
     }
     return render(request, "task_list.html", context, status=status)
 

@@ -158,6 +158,26 @@ class GateOutcome:
     focus: Any = None
 
 
+# A task in one of these is not written by any worker: only a decision changes what its pages show.
+AT_REST = ResearchTask.AWAITING | ResearchTask.FINISHED
+
+
+def fragment_key(request: HttpRequest, task: ResearchTask, *, at_rest_only: bool = True) -> str:
+    """What a page's cached fragments of ``task`` are keyed on (``{% cachedfragment %}``), or "" (not
+    cached): a GET of a task at rest, as an analyst or not. Every write a page shows writes an event
+    (the audit log), in the task's transaction: its count and last id, with the status and
+    ``updated_at`` of every transition, change with anything shown. Posted input shown again is never
+    cached, nor is a task a worker is writing to (unless the page shows only what events say:
+    ``at_rest_only=False``)."""
+    if request.method != "GET" or not hasattr(task, "n_events"):
+        return ""
+    if at_rest_only and task.status not in AT_REST:
+        return ""
+    stamp = task.updated_at.timestamp() if task.updated_at else 0
+    role = "analyst" if is_analyst(request.user) else "reader"
+    return f"task{task.pk}:{task.status}:{stamp}:{task.n_events}:{task.last_event_id}:{role}"
+
+
 Decide = Callable[[HttpRequest, ResearchTask], GateOutcome]
 ContextFor = Callable[[HttpRequest, ResearchTask, GateOutcome], dict]
 
@@ -184,8 +204,12 @@ def gate_page(
         outcome = decide(request, task)
         if not request.htmx and outcome.again is None:
             return redirect(request.path)
-    task = selectors.visible_task(task_id, request.user)
-    context = {"task": task, **context_for(request, task, outcome)}
+        task = selectors.visible_task(task_id, request.user)  # as the decision left it
+    context = {
+        "task": task,
+        "fragment_key": fragment_key(request, task),
+        **context_for(request, task, outcome),
+    }
     return render(request, fragment if request.htmx else page, context)
 
 

@@ -15,6 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.functional import SimpleLazyObject
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -22,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from researchapp import selectors
 from researchapp.forms import LoginForm, first_error
 from researchapp.models import Finding, ResearchTask, StaleState
-from researchapp.web import error_text, require_analyst
+from researchapp.web import error_text, fragment_key, require_analyst
 from reviews import claims, preferences
 from reviews.claims import Item
 from reviews.desk_forms import AuditFilterForm, ClaimForm, LanguageForm, PreferencesForm, QueueFilterForm
@@ -103,7 +104,13 @@ def claim(request: HttpRequest) -> HttpResponse:
 @require_GET
 def task_audit(request: HttpRequest, task_id: int) -> HttpResponse:
     task = selectors.visible_task(task_id, request.user)
-    return render(request, "audit.html", {"task": task, "lines": audit.task_audit(task)})
+    context = {
+        "task": task,
+        "lines": SimpleLazyObject(lambda: audit.task_audit(task)),  # read if rendered
+        # The audit is its events and the decisions recorded with them: it changes with them alone.
+        "fragment_key": fragment_key(request, task, at_rest_only=False),
+    }
+    return render(request, "audit.html", context)
 
 
 @login_required

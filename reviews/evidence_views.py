@@ -12,6 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
@@ -40,11 +41,12 @@ DECISION_WORDS = {
 
 
 def _evidence_context(request: HttpRequest, task: ResearchTask, outcome: web.GateOutcome) -> dict:
+    """The items and hypotheses are read only when the page renders them: not when its fragments come
+    from the cache (``fragment_key``)."""
     can_decide = is_analyst(request.user)
-    review = findings.findings_for_review(task, with_sources=can_decide)
     return {
-        "review": review,
-        "can_decide": can_decide and review.open,
+        "review": SimpleLazyObject(lambda: findings.findings_for_review(task, with_sources=can_decide)),
+        "can_decide": can_decide and task.status == ResearchTask.Status.AWAITING_EVIDENCE_REVIEW,
         "posted": outcome.again or {},
         **hypotheses.hypotheses_context(task, request.user),
     }

@@ -8,11 +8,14 @@ analyst sees is what is stored; without HTMX the view redirects (post/redirect/g
 
 from __future__ import annotations
 
+from typing import cast
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
@@ -60,9 +63,11 @@ def plan_queries(request: HttpRequest, task_id: int) -> HttpResponse:
 
 
 def _plan_context(request: HttpRequest, task: ResearchTask, outcome: web.GateOutcome) -> dict:
-    review = plans.plan_for_review(task)
+    """What the editor shows is read only when it renders: not when it comes from the cache
+    (``fragment_key``)."""
+    review = cast(plans.PlanReview, SimpleLazyObject(lambda: plans.plan_for_review(task)))
     posted: PlanEditForm | None = outcome.again
-    rows = posted.rows if posted else [PlanRow.of(sq) for sq in review.subquestions]
+    rows = posted.rows if posted else SimpleLazyObject(lambda: [PlanRow.of(sq) for sq in review.subquestions])
     moved_to, pressed = outcome.focus or (None, "")
     # Focus stays on the moved row: on the button pressed, or the other one at either end.
     if moved_to is not None and len(rows) > 1:
@@ -74,11 +79,13 @@ def _plan_context(request: HttpRequest, task: ResearchTask, outcome: web.GateOut
         "review": review,
         "focus_up": moved_to if pressed == "up" else None,
         "focus_down": moved_to if pressed == "down" else None,
-        "versions": plans.plan_versions(review),
+        "versions": SimpleLazyObject(lambda: plans.plan_versions(review)),
         "rows": rows,
         "new_row": PlanRow(None, posted.new_text, posted.new_queries) if posted else PlanRow(None, "", ""),
-        "reject_form": PlanRejectForm(initial={"plan_version": review.plan.version if review.plan else 1}),
-        "can_decide": is_analyst(request.user) and review.editable,
+        "reject_form": SimpleLazyObject(
+            lambda: PlanRejectForm(initial={"plan_version": review.plan.version if review.plan else 1})
+        ),
+        "can_decide": SimpleLazyObject(lambda: is_analyst(request.user) and review.editable),
     }
 
 
@@ -168,7 +175,7 @@ def _report_context(request: HttpRequest, task: ResearchTask, outcome: web.GateO
     can_decide = is_analyst(request.user) and review.reviewable
     return {
         "review": review,
-        "report": review.report,
+        "report": SimpleLazyObject(lambda: review.report),  # read if rendered (``fragment_key``)
         "form": ReportDecisionForm(initial={"draft_version": review.draft.version if review.draft else 1}),
         "can_decide": can_decide,
     }

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
+from django.utils.functional import SimpleLazyObject
 
 from researchapp.core.enums import HypothesisStance
 from researchapp.models import Hypothesis, HypothesisEvidence, ResearchTask
@@ -52,7 +53,7 @@ def hypothesis_in_task(task: ResearchTask, hypothesis_id: int) -> Hypothesis:
 def hypotheses_context(task: ResearchTask, user) -> dict:
     """What ``partials/hypotheses.html`` needs, for any page that includes it (the evidence review)."""
     return {
-        "hypotheses": hypotheses_for_review(task),
+        "hypotheses": SimpleLazyObject(lambda: hypotheses_for_review(task)),  # read if rendered
         "can_decide_hypotheses": is_analyst(user)
         and task.status == ResearchTask.Status.AWAITING_EVIDENCE_REVIEW,
     }

@@ -3,8 +3,9 @@ sentences a new version changed since an analyst sent one back."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import cached_property
 
 from researchapp.exports.report import Quote, Report, document_of, report_of
 from researchapp.models import ReportDraft, ResearchTask
@@ -21,12 +22,38 @@ class Change:
 
 @dataclass(frozen=True)
 class ReportView:
+    """The current draft of ``task``; the rest is read when first asked for (a page whose fragments
+    come from the cache asks only for the draft)."""
+
     task: ResearchTask
     draft: ReportDraft | None
-    report: Report | None  # the draft as every format renders it
-    earlier: list[ReportDraft]
-    sent_back: ReportDraft | None = None  # the last version an analyst sent back, with its comments
-    changes: list[Change] = field(default_factory=list)  # this version against ``sent_back``
+
+    @cached_property
+    def report(self) -> Report | None:
+        """The draft as every format renders it."""
+        return report_of(self.draft, ResearchTask.objects.filter(pk=self.task.pk)) if self.draft else None
+
+    @cached_property
+    def earlier(self) -> list[ReportDraft]:
+        if self.draft is None:
+            return []
+        drafts = self.task.drafts.select_related("approved_by").defer("markdown", "claims", "document")
+        return list(drafts.filter(version__lt=self.draft.version).order_by("-version")[:9])
+
+    @cached_property
+    def sent_back(self) -> ReportDraft | None:
+        """The last version an analyst sent back, with its comments."""
+        if self.draft is None:
+            return None
+        drafts = self.task.drafts.filter(version__lt=self.draft.version, status=ReportDraft.Status.SENT_BACK)
+        return drafts.order_by("-version").first()
+
+    @cached_property
+    def changes(self) -> list[Change]:
+        """This version against ``sent_back``."""
+        if self.sent_back is None or self.report is None:
+            return []
+        return sentence_changes(document_of(self.sent_back), self.report.document)
 
     @property
     def evidence(self) -> list[Quote]:
@@ -76,23 +103,7 @@ def sentence_changes(before: Document, after: Document) -> list[Change]:
 
 
 def report_for(task: ResearchTask) -> ReportView:
-    """The current draft as the report model, the earlier versions, and the changes since the last
-    version an analyst sent back."""
-    drafts = list(
-        task.drafts.select_related("approved_by")
-        .defer("markdown", "claims", "document")
-        .order_by("-version")[:10]
-    )
+    """The current draft; the report model, the earlier versions and the changes since the last
+    version an analyst sent back come when asked for."""
     draft = task.drafts.select_related("approved_by").order_by("-version").first()
-    if draft is None:
-        return ReportView(task=task, draft=None, report=None, earlier=[])
-    report = report_of(draft, ResearchTask.objects.filter(pk=task.pk))
-    sent_back = (
-        task.drafts.filter(version__lt=draft.version, status=ReportDraft.Status.SENT_BACK)
-        .order_by("-version")
-        .first()
-    )
-    changes = sentence_changes(document_of(sent_back), report.document) if sent_back else []
-    return ReportView(
-        task=task, draft=draft, report=report, earlier=drafts[1:], sent_back=sent_back, changes=changes
-    )
+    return ReportView(task=task, draft=draft)
