@@ -94,12 +94,11 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('term', models.CharField(max_length=100)),
-                ('documents', models.PositiveIntegerField(default=0)),
-                ('occurrences', models.PositiveBigIntegerField(default=0)),
+                ('documents', models.IntegerField(default=0)),
+                ('occurrences', models.BigIntegerField(default=0)),
                 ('corpus', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='terms', to='researchapp.corpus')),
             ],
             options={
-                'indexes': [models.Index(fields=['corpus', 'documents'], name='corpusterm_documents')],
                 'constraints': [models.UniqueConstraint(fields=('corpus', 'term'), name='corpusterm_unique_term')],
             },
         ),

@@ -56,12 +56,12 @@ class CorpusTerm(models.Model):
 
     corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="terms")
     term = models.CharField(max_length=100)
-    documents = models.PositiveIntegerField(default=0)
-    occurrences = models.PositiveBigIntegerField(default=0)
+    # Signed: a batch's upsert carries what it takes away as negative counts (a changed document's old terms).
+    documents = models.IntegerField(default=0)
+    occurrences = models.BigIntegerField(default=0)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["corpus", "term"], name="corpusterm_unique_term")]
-        indexes = [models.Index(fields=["corpus", "documents"], name="corpusterm_documents")]
 
     def __str__(self) -> str:
         return self.term

@@ -5,13 +5,12 @@ space between terms (the database's full-text index reads that column: its own p
 English differently and cannot segment Chinese). ``CorpusTerm`` counts, per term, the documents
 holding it and its occurrences; ``Corpus.document_count`` and ``token_count`` give BM25 its size and
 average length. A batch adds what it stores and takes away what a changed document held before,
-with one upsert (``INSERT … ON CONFLICT … DO UPDATE``, the same SQL on PostgreSQL and SQLite).
+with one upsert (``INSERT … ON CONFLICT … DO UPDATE`` on both engines).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 
 from django.db import connection
 from django.db.models import F
@@ -20,14 +19,16 @@ from researchapp.models import Corpus, CorpusTerm
 from researchapp.pipeline.text.tokens import tokenize
 
 MAX_TERM_CHARS = 100  # CorpusTerm.term's length; a longer "word" (a hash, a base64 run) names nothing
-UPSERT_ROWS = 500
 
 _UPSERT = (
-    "INSERT INTO {table} (corpus_id, term, documents, occurrences) VALUES {rows} "
+    "INSERT INTO {table} AS t (corpus_id, term, documents, occurrences) {rows} "
     "ON CONFLICT (corpus_id, term) DO UPDATE SET "
-    "documents = {table}.documents + excluded.documents, "
-    "occurrences = {table}.occurrences + excluded.occurrences"
+    "documents = t.documents + excluded.documents, occurrences = t.occurrences + excluded.occurrences"
 )
+# PostgreSQL takes a batch's terms as three arrays in one statement; SQLite one row at a time
+# (``executemany``, in one transaction: no round trips to a server).
+_POSTGRES_ROWS = "SELECT %s, * FROM unnest(%s::text[], %s::integer[], %s::bigint[])"
+_SQLITE_ROWS = "VALUES (%s, %s, %s, %s)"
 
 
 def search_text_of(title: str, text: str) -> str:
@@ -55,20 +56,30 @@ class TermDelta:
     def remove(self, search_text: str) -> None:
         self.add(search_text, -1)
 
-    def rows(self, corpus_id: int) -> Iterable[tuple[int, str, int, int]]:
-        for term, documents in self.documents.items():
-            if documents or self.occurrences[term]:
-                yield corpus_id, term, documents, self.occurrences[term]
+    def rows(self) -> list[tuple[str, int, int]]:
+        """(term, documents, occurrences) that change, in the terms' order: two imports into one
+        corpus lock its terms in the same order, so they wait for each other, never deadlock."""
+        return [
+            (term, self.documents[term], self.occurrences[term])
+            for term in sorted(self.documents)
+            if self.documents[term] or self.occurrences[term]
+        ]
 
     def save(self, corpus_id: int) -> None:
         """Upsert the terms and move the corpus's counters; the caller holds the batch's transaction."""
-        rows = list(self.rows(corpus_id))
+        rows = self.rows()
         table = CorpusTerm._meta.db_table
         with connection.cursor() as cursor:
-            for start in range(0, len(rows), UPSERT_ROWS):
-                chunk = rows[start : start + UPSERT_ROWS]
-                sql = _UPSERT.format(table=table, rows=", ".join(["(%s, %s, %s, %s)"] * len(chunk)))
-                cursor.execute(sql, [value for row in chunk for value in row])
+            if rows and connection.vendor == "postgresql":
+                terms, documents, occurrences = (list(column) for column in zip(*rows, strict=True))
+                cursor.execute(
+                    _UPSERT.format(table=table, rows=_POSTGRES_ROWS),
+                    [corpus_id, terms, documents, occurrences],
+                )
+            elif rows:
+                cursor.executemany(
+                    _UPSERT.format(table=table, rows=_SQLITE_ROWS), [(corpus_id, *row) for row in rows]
+                )
         if self.document_count or self.token_count:
             Corpus.objects.filter(pk=corpus_id).update(
                 document_count=F("document_count") + self.document_count,

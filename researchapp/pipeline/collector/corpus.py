@@ -28,7 +28,9 @@ from researchapp.pipeline.text.tokens import tokenize
 from researchapp.providers.base import Document, Hit, ProviderError
 
 CANDIDATES = 200  # documents the database hands to BM25 for one query
-MATCH_BUDGET = 20_000  # documents the database's query may match before common terms are left out
+MATCH_BUDGET = (
+    2_000  # documents the database may match and rank for one query before common terms are left out
+)
 ALL_OF = 3  # when even the rarest term is that common: the rarest this many, together
 K1, B = 1.5, 0.75  # as ``text.bm25.BM25``
 
