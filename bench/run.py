@@ -102,6 +102,9 @@ BENCHMARKS: list[tuple[str, str, list[str], int]] = [
     ("throughput", "throughput", [], 330),
     ("exports", "exports", [], 90),
     ("corpus_import", "corpus_import", [], 90),
+    # Issue 21: corpus search in the database (PostgreSQL full-text, SQLite FTS5). The issue's 1,000,000
+    # passages take about an hour to import here: run `python -m bench.corpus_search --passages 1000000`.
+    ("corpus_search", "corpus_search", ["--passages", "100000", "--queries", "300"], 900),
 ]
 
 
