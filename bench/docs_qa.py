@@ -47,9 +47,14 @@ class Outcome:
         return self.all_insufficient and not self.failed
 
 
+SEARCH = {"in": "memory"}  # --search: "database" imports each manual and searches it there
+
+
 @cache
 def manual_corpus(folder: Path):
     """The manual's pages as a local corpus: ``corpus://<manual>/<page>``, as ``corpus_import`` names them."""
+    if SEARCH["in"] == "database":
+        return database_corpus(folder)
     from researchapp.pipeline.collector.local import LocalCorpus
     from researchapp.providers.base import Document
     from researchapp.providers.fetch.extract import extract_html
@@ -61,6 +66,23 @@ def manual_corpus(folder: Path):
             url = f"corpus://{folder.name}/{page.name}"
             documents.append(Document(url, title or page.stem, text, published, extraction="corpus"))
     return LocalCorpus(documents)
+
+
+def database_corpus(folder: Path):
+    """The manual imported by ``corpus_import`` into a scratch SQLite database and searched there,
+    as a task searches it (``IndexedCorpus``: FTS5 candidates re-ranked by BM25)."""
+    from bench.docs_zh import setup_django
+
+    if not SEARCH.get("ready"):
+        setup_django()
+        SEARCH["ready"] = "yes"
+    from researchapp.models import Corpus
+    from researchapp.pipeline.collector.corpus import IndexedCorpus
+    from researchapp.pipeline.runner.corpus_index import DatabaseIndex
+    from researchapp.services.corpus import corpus_import
+
+    corpus_import(path=require_path(folder), name=folder.name)
+    return IndexedCorpus(DatabaseIndex(Corpus.objects.get(name=folder.name)))
 
 
 def page_of(url: str) -> str:
@@ -109,6 +131,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--only", default="", help="comma-separated question ids")
     parser.add_argument("--verbose", action="store_true", help="print each question's outcome")
+    parser.add_argument(
+        "--search",
+        choices=("memory", "database"),
+        default="memory",
+        help="database: import each manual and search it in the database, as a task does",
+    )
 
 
 def _rate(part: int, whole: int) -> float | None:
@@ -164,6 +192,7 @@ def honesty_figures(
 
 
 def run(args: argparse.Namespace) -> list[Figure]:
+    SEARCH["in"] = args.search
     records = records_of(args.data / "docs_questions.jsonl", args.half)
     if args.only:
         records = [r for r in records if r["id"] in set(args.only.split(","))]

@@ -187,8 +187,12 @@ def test_a_document_stored_with_a_url_that_cannot_be_parsed_fails_no_task(tmp_pa
     )
     corpus = CorpusDocument.objects.first().corpus
     text = "The Greywater Point lighthouse is 31 metres tall, the harbour office says."
-    CorpusDocument.objects.create(corpus=corpus, url="http://x:99999/", title="Bad port", text=text)
-    CorpusDocument.objects.create(corpus=corpus, url="http://[::1/x", title="Bad host", text=text)
+    # stored as an import stores (an older import that checked no URL), bypassing today's check
+    from researchapp.providers.base import Document
+    from researchapp.services.corpus import ImportReport, store
+
+    bad = [Document("http://x:99999/", "Bad port", text), Document("http://[::1/x", "Bad host", text)]
+    store(corpus, bad, ImportReport(corpus=corpus))
 
     # when a task researches that corpus, every gate approved
     from researchapp.services.dispatch import drain, inline

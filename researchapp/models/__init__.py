@@ -6,7 +6,7 @@ from researchapp.models.job import Job, StageJob
 from researchapp.models.plan import Plan, SubQuestion
 from researchapp.models.quota import SubmissionQuota
 from researchapp.models.report import ReportDraft
-from researchapp.models.source import Corpus, CorpusDocument, Source
+from researchapp.models.source import Corpus, CorpusDocument, CorpusTerm, Source
 from researchapp.models.status import Decidable, IllegalTransition, StaleDecision, StaleState
 from researchapp.models.step import Step
 from researchapp.models.task import Gate, ResearchTask, Stage
@@ -14,6 +14,7 @@ from researchapp.models.task import Gate, ResearchTask, Stage
 __all__ = [
     "Corpus",
     "CorpusDocument",
+    "CorpusTerm",
     "Decidable",
     "Event",
     "Evidence",

@@ -14,6 +14,9 @@ class Corpus(models.Model):
     description = models.TextField(blank=True)
     invented = models.BooleanField(default=False, help_text="Written for the demo; not real facts.")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Kept by the import in each batch's transaction: BM25's size and average length, read without a count.
+    document_count = models.PositiveIntegerField(default=0)
+    token_count = models.PositiveBigIntegerField(default=0)
 
     class Meta:
         verbose_name_plural = "corpora"
@@ -30,6 +33,11 @@ class CorpusDocument(models.Model):
     published = models.DateField(null=True, blank=True)
     sha256 = models.CharField(max_length=64)
     imported_at = models.DateTimeField(auto_now_add=True)
+    # The title and text as the pipeline's tokenizer reads them (English words folded, Chinese words
+    # segmented by rjieba), one space between terms: what the database's full-text index holds
+    # (PostgreSQL: the generated ``search_vector`` column and its GIN index; SQLite: the FTS5 table
+    # ``researchapp_corpusdocument_fts``, both made by migration 0024 and kept by the database itself).
+    search_text = models.TextField(blank=True, default="")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["corpus", "url"], name="corpusdocument_unique_url")]
@@ -40,6 +48,23 @@ class CorpusDocument(models.Model):
     def save(self, *args, **kwargs):
         self.sha256 = sha256_text(self.text)
         super().save(*args, **kwargs)
+
+
+class CorpusTerm(models.Model):
+    """A corpus's term and how many documents hold it (and how often): BM25's IDF, a translated
+    query's word forms and the corpus's common terms, read per term instead of from an index in memory."""
+
+    corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="terms")
+    term = models.CharField(max_length=100)
+    # Signed: a batch's upsert carries what it takes away as negative counts (a changed document's old terms).
+    documents = models.IntegerField(default=0)
+    occurrences = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["corpus", "term"], name="corpusterm_unique_term")]
+
+    def __str__(self) -> str:
+        return self.term
 
 
 class Source(models.Model):

@@ -4,7 +4,9 @@ Reading is ``providers.corpus_files`` (which files, and what each becomes, or wh
 this module stores what it yields. A JSONL file is stored in batches, each committed on its own, so
 memory does not grow with the file and no import holds the database's write lock for long (SQLite has
 one writer: a million lines in one transaction kept every login waiting); each record stands alone.
-A folder's files are stored one at a time. Everything left out is reported with its reason.
+A folder's files are stored one at a time. Everything left out is reported with its reason. Each
+batch also moves the corpus's search statistics (``corpus_terms``) in its transaction; the database's
+full-text index follows the rows by itself (a generated column, or FTS5 triggers).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from researchapp.providers.corpus_files import (
     folder_documents,
     jsonl_documents,
 )
+from researchapp.services.corpus_terms import TermDelta, search_text_of
 
 BATCH = 500  # JSONL records stored per transaction
 
@@ -41,20 +44,34 @@ class ImportReport:
 
 
 def store(corpus: Corpus, documents: list[Document], report: ImportReport) -> None:
-    """Upsert by URL: unchanged documents are left alone, changed ones updated in place."""
+    """Upsert by URL: unchanged documents are left alone, changed ones updated in place; the corpus's
+    search statistics move with them (``corpus_terms``). New rows go in with one INSERT."""
     existing = {
         row.url: row
-        for row in CorpusDocument.objects.filter(corpus=corpus, url__in=[d.url for d in documents])
+        for row in CorpusDocument.objects.filter(corpus=corpus, url__in=[d.url for d in documents]).only(
+            "id", "url", "title", "sha256", "search_text"
+        )
     }
+    delta, added, changed = TermDelta(), [], []
     for doc in documents:
         row = existing.get(doc.url)
-        if row and row.sha256 == sha256_text(doc.text) and row.title == doc.title:
+        digest = sha256_text(doc.text)
+        if row and row.sha256 == digest and row.title == doc.title:
             report.unchanged += 1
             continue
-        row = row or CorpusDocument(corpus=corpus, url=doc.url)
-        row.title, row.text, row.published = doc.title, doc.text, doc.published
-        row.save()
+        if row:
+            delta.remove(row.search_text)
+            changed.append(row)
+        else:
+            row = CorpusDocument(corpus=corpus, url=doc.url)
+            added.append(row)
+        row.title, row.text, row.published, row.sha256 = doc.title, doc.text, doc.published, digest
+        row.search_text = search_text_of(doc.title, doc.text)
+        delta.add(row.search_text)
         report.imported += 1
+    CorpusDocument.objects.bulk_create(added)
+    CorpusDocument.objects.bulk_update(changed, ["title", "text", "published", "sha256", "search_text"])
+    delta.save(corpus.pk)
 
 
 def store_batch(corpus: Corpus, documents: list[Document], report: ImportReport) -> None:

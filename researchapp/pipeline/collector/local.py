@@ -1,4 +1,7 @@
-"""Search over a corpus held in memory: the offline default, and the database corpus's provider.
+"""Search over a corpus held in memory: documents given in the process (benches, tests).
+
+A task's corpus is searched in the database instead (``corpus.IndexedCorpus``), with the same
+interface and the same BM25.
 
 Documents are already extracted text, so the corpus is its own fetcher. The BM25 index is built
 once per instance; a query touches only the postings of its terms, so ~1,000 documents answer
@@ -35,6 +38,10 @@ class LocalCorpus:
         self.language = language_of(d.text for d in self.documents)
         self.vocabulary = Vocabulary(self._index.postings)
 
+    @property
+    def size(self) -> int:
+        return len(self.documents)
+
     def in_language(self, query: str) -> str:
         """``query`` in the corpus's language: a Chinese query over English pages searches for
         its words' English (``crosslang``), names as written; a query in that language already is kept."""
@@ -50,7 +57,7 @@ class LocalCorpus:
             Hit(
                 url=self.documents[position].url,
                 title=self.documents[position].title,
-                snippet=_snippet(self.documents[position].text, terms),
+                snippet=snippet(self.documents[position].text, terms),
                 score=round(score, 6),
                 published=self.documents[position].published,
                 provider=self.name,
@@ -74,7 +81,7 @@ class LocalCorpus:
         return document
 
 
-def _snippet(text: str, terms: Sequence[str]) -> str:
+def snippet(text: str, terms: Sequence[str]) -> str:
     """The sentence that best matches the query (``best_sentence``), cut to a search-result length."""
     picked = _sentences_of(text).best(terms)
     if picked is None:

@@ -97,7 +97,7 @@ def in_corpus_language(task: ResearchTask, plan: values.Plan) -> values.Plan:
     if task.search_provider != "local" or task.corpus_id is None:
         return plan
     corpus = local_corpus(task)
-    if not corpus.documents or text_language(task.question) == corpus.language:
+    if not corpus.size or text_language(task.question) == corpus.language:
         return plan
     return queries_in_language(plan, corpus.language, corpus.vocabulary, question=task.question)
 

@@ -4,8 +4,8 @@ The only module that imports the provider registry (an import-linter contract ke
 other runner modules and the services get built stages, collectors, academic APIs and chat models
 from here. The engine is chosen per task (``task.engine``): extractive, or a chat model. Each stage
 that calls a model (``core.enums.ModelStage``) asks its own, ``OPENAI_MODEL_<STAGE>``, else
-``OPENAI_MODEL``. Search and fetch follow the task's search provider: the local corpus (an index of
-the database's corpus documents, built here) or the web, through the registry's transports.
+``OPENAI_MODEL``. Search and fetch follow the task's search provider: the local corpus (searched in
+the database, ``corpus_index``) or the web, through the registry's transports.
 """
 
 from __future__ import annotations
@@ -13,10 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db.models import Count, Max
 
-from researchapp.core.enums import CORPUS_EXTRACTION, ModelStage
-from researchapp.models import CorpusDocument, ResearchTask
+from researchapp.core.enums import ModelStage
+from researchapp.models import Corpus, ResearchTask
 from researchapp.pipeline.analyser import Analyser
 from researchapp.pipeline.analyser.extractive import ExtractiveAnalyser
 from researchapp.pipeline.analyser.hypotheses import ModelHypothesisProposer
@@ -24,7 +23,7 @@ from researchapp.pipeline.analyser.judge_model import ModelJudge
 from researchapp.pipeline.analyser.model import ModelAnalyser
 from researchapp.pipeline.checker import Checker
 from researchapp.pipeline.checker.mechanical import MechanicalChecker
-from researchapp.pipeline.collector.local import LocalCorpus
+from researchapp.pipeline.collector.corpus import IndexedCorpus
 from researchapp.pipeline.collector.search import SearchCollector
 from researchapp.pipeline.planner import Planner
 from researchapp.pipeline.planner.extractive import ExtractivePlanner
@@ -32,6 +31,7 @@ from researchapp.pipeline.planner.fallback import FallbackPlanner
 from researchapp.pipeline.planner.model import ModelPlanner
 from researchapp.pipeline.reader import Reader
 from researchapp.pipeline.reader.extractive import ExtractiveReader
+from researchapp.pipeline.runner.corpus_index import DatabaseIndex
 from researchapp.pipeline.text.contradiction import DisagreementJudge, RuleJudge
 from researchapp.pipeline.writer import Writer
 from researchapp.pipeline.writer.extractive import ExtractiveWriter
@@ -39,7 +39,7 @@ from researchapp.pipeline.writer.fallback import FallbackWriter
 from researchapp.pipeline.writer.model import ModelWriter
 from researchapp.providers import registry
 from researchapp.providers.academic import AcademicSearch
-from researchapp.providers.base import ChatClient, ConfigurationError, Document, Fetcher
+from researchapp.providers.base import ChatClient, ConfigurationError, Fetcher
 
 
 @dataclass(frozen=True)
@@ -128,25 +128,11 @@ def deep_model_for(task: ResearchTask) -> StageModel | None:
 
 # --- search and fetch --------------------------------------------------------------------------
 
-_corpus_cache: dict[tuple, LocalCorpus] = {}
 
-
-def local_corpus(task: ResearchTask) -> LocalCorpus:
-    """The task's corpus as a searchable index, built once per process until the corpus changes."""
-    docs = CorpusDocument.objects.filter(corpus_id=task.corpus_id)
-    stamp = docs.aggregate(last=Max("imported_at"), count=Count("id"))
-    key = (task.corpus_id, stamp["last"], stamp["count"])
-    if key not in _corpus_cache:
-        _corpus_cache.clear()
-        _corpus_cache[key] = LocalCorpus(
-            [
-                Document(
-                    url=d.url, title=d.title, text=d.text, published=d.published, extraction=CORPUS_EXTRACTION
-                )
-                for d in docs.order_by("id")
-            ]
-        )
-    return _corpus_cache[key]
+def local_corpus(task: ResearchTask) -> IndexedCorpus:
+    """The task's corpus, searched in the database (``corpus_index``): nothing of it is loaded here."""
+    corpus = Corpus.objects.filter(pk=task.corpus_id).first() if task.corpus_id else None
+    return IndexedCorpus(DatabaseIndex(corpus))
 
 
 def collector_for(task: ResearchTask) -> SearchCollector:

@@ -88,13 +88,14 @@ class Vocabulary:
         the commonest words are in every document ("table" and "show" in a manual on tables)."""
         return sum(count for _, count in self.postings.get(term, ()))
 
+    def holds(self, term: str) -> bool:
+        return term in self.postings
+
     def form(self, term: str) -> str:
         """``term`` if the sources use it, else their commonest form of it ("prune" → "pruned"),
         else "" (always ``term`` when nothing is known of the sources)."""
-        if not self.known or term in self.postings:
+        if not self.known or self.holds(term):
             return term
-        if self._sorted is None:
-            self._sorted = sorted(self.postings)
         stem = next(
             (
                 term[: -len(end)]
@@ -105,13 +106,23 @@ class Vocabulary:
         )
         if len(stem) < _MIN_STEM:
             return ""
-        forms = []
+        forms = [
+            word
+            for word in self.starting_with(stem)
+            if len(word) <= len(stem) + _MAX_FORM_EXTRA and word.isalpha()
+        ]
+        return max(forms, key=lambda word: (self.frequency(word), word), default="")
+
+    def starting_with(self, stem: str) -> list[str]:
+        """The sources' terms that begin with ``stem``, in order."""
+        if self._sorted is None:
+            self._sorted = sorted(self.postings)
+        words = []
         for word in self._sorted[bisect.bisect_left(self._sorted, stem) :]:
             if not word.startswith(stem):
                 break
-            if len(word) <= len(stem) + _MAX_FORM_EXTRA and word.isalpha():
-                forms.append(word)
-        return max(forms, key=lambda word: (self.frequency(word), word), default="")
+            words.append(word)
+        return words
 
 
 @dataclass(frozen=True)
