@@ -25,7 +25,8 @@ from pathlib import Path
 from bench.common import PROJECT_ROOT, Figure, git_commit, machine, print_figures
 
 # The reader's question benches (issue 17) add about eight minutes on an idle machine.
-TOTAL_BUDGET = 24 * 60 + 30 + 6 * 60 + 4 * 60 + 15 * 60  # and issue 21's load and corpus search, issue 19's fresh clone
+# plus issue 21's load and corpus search, issue 19's fresh clone
+TOTAL_BUDGET = 24 * 60 + 30 + 6 * 60 + 4 * 60 + 15 * 60
 RESULTS = PROJECT_ROOT / "bench" / "results" / "latest.json"
 DATA = "../shared/data"  # relative to the project root, where every benchmark runs
 
