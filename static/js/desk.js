@@ -141,10 +141,13 @@
   var decided = null;
 
   document.addEventListener("htmx:beforeSwap", function (event) {
-    var elt = event.detail.requestConfig && event.detail.requestConfig.elt;
-    var card = elt && elt.closest ? elt.closest("[data-item][data-resolution]") : null;
+    var config = event.detail.requestConfig || {};
+    var elt = config.elt;
+    if (config.verb !== "post" || !elt || !elt.closest) { decided = null; return; }
+    var card = elt.closest("[data-item][data-resolution]");
     decided = card && card.id && event.detail.target.contains(card)
-      ? { id: card.id, top: card.getBoundingClientRect().top, y: window.scrollY } : null;
+      ? { id: card.id, top: card.getBoundingClientRect().top, y: window.scrollY }
+      : { id: "", top: 0, y: window.scrollY };
   });
 
   function nextToDecide(card) {
@@ -167,14 +170,17 @@
     if (!decided) { return; }
     var was = decided;
     decided = null;
-    var card = document.getElementById(was.id);
-    window.scrollTo(0, card ? window.scrollY + card.getBoundingClientRect().top - was.top : was.y);
+    var card = was.id ? document.getElementById(was.id) : null;
+    if (was.id) {
+      window.scrollTo(0, card ? window.scrollY + card.getBoundingClientRect().top - was.top : was.y);
+    }
     var here = document.querySelector("[data-focus-here]");
     if (here) {
       here.focus({ preventScroll: true });
       if (!inView(here)) { here.scrollIntoView({ block: "center" }); }
       return;
     }
+    if (!was.id) { return; } // not a decision on an item card: focus stays where htmx left it
     var next = nextToDecide(card);
     if (next) {
       if (!next.hasAttribute("tabindex")) { next.setAttribute("tabindex", "-1"); }
