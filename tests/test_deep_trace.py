@@ -64,7 +64,7 @@ def test_the_trace_reads_as_sentences_not_json(traced, researcher):
     assert "Searched the web for “&lt;b&gt;tidal&lt;/b&gt; lagoon”." in page
     assert f"Opened {item.source.url}." in page
     assert f"Stored 1 page, found E{item.pk}." in page
-    assert "Asked for a tool the desk does not have (browse)." in page
+    assert "Asked for a tool the desk does not have (its name is under the toggle)." in page
     # and the loop, in one line; the raw arguments only behind a toggle
     assert f"searched 1 time, opened 1 page, found E{item.pk}" in page
     assert '<details class="trace-raw">' in page

@@ -58,7 +58,7 @@ def step_sentence(step: Any) -> str:
             "inputs": evidence_ranges(inputs) or "—",
         }
     if tool:
-        return _("Asked for a tool the desk does not have (%(tool)s).") % {"tool": tool}
+        return _("Asked for a tool the desk does not have (its name is under the toggle).")
     return ""
 
 
