@@ -196,7 +196,8 @@ def gate_page(
             return redirect(request.path)
     task = selectors.visible_task(task_id, request.user)
     context = {"task": task, **context_for(request, task, outcome)}
-    return with_nav_count(request, render(request, fragment if request.htmx else page, context))
+    response = render(request, fragment if request.htmx else page, context)
+    return with_nav_count(request, response) if request.method == "POST" else response
 
 
 def gate_view(
