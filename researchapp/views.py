@@ -25,7 +25,7 @@ from researchapp.models import IllegalTransition, StaleState
 from researchapp.permissions import can_submit
 from researchapp.services import audit, submission
 from researchapp.services.quota import QuotaReached
-from researchapp.web import HtmxHttpRequest, error_text
+from researchapp.web import HtmxHttpRequest, error_text, with_nav_count
 
 # --- tasks ----------------------------------------------------------------------------------------
 
@@ -65,9 +65,7 @@ def task_submit(request: HttpRequest) -> HttpResponse:
             form.add_error("question", error)
             status = 429 if isinstance(error, QuotaReached) else 400  # a limit: "not now", not "wrong"
         else:
-            messages.success(
-                request, _("Task %(n)s submitted; the planner is drafting sub-questions.") % {"n": task.pk}
-            )
+            messages.success(request, _("Task %(n)s submitted.") % {"n": task.pk})
             return redirect("task_detail", task.pk)
     return _task_list_page(request, form, status=status)
 
@@ -82,14 +80,14 @@ def task_detail(request: HttpRequest, task_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def task_progress(request: HttpRequest, task_id: int) -> HttpResponse:
-    """The polled fragment; 286 tells htmx to stop polling once the task is not running."""
+    """The polled fragment, with the navigation's count; 286 tells htmx to stop polling once the task
+    can no longer move (approved or cancelled). At a gate, or failed, a person may still move it on."""
     detail = selectors.task_detail(task_id, request.user)
     html = render_to_string(
         "task_detail.html#progress", {"detail": detail, "task": detail.task}, request=request
     )
-    if detail.running:
-        return HttpResponse(html)
-    return HttpResponseStopPolling(html)
+    response = HttpResponseStopPolling(html) if detail.task.is_finished else HttpResponse(html)
+    return with_nav_count(request, response)
 
 
 @login_required

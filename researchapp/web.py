@@ -20,6 +20,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest, PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
@@ -142,6 +143,15 @@ class WholeNumberField(forms.IntegerField):
         return -magnitude if text.startswith("-") else magnitude
 
 
+def with_nav_count(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    """An htmx answer to an analyst also brings the navigation's fresh queue count, which htmx swaps
+    in by its id (out of band): the count follows decisions and moves without a page load."""
+    if getattr(request, "htmx", False) and is_analyst(request.user):
+        count = render_to_string("partials/nav_count.html", {"oob": True}, request=request)
+        response.content = response.content + count.encode()
+    return response
+
+
 # --- what every gate page does ----------------------------------------------------------------------
 
 
@@ -210,7 +220,8 @@ def gate_page(
         "fragment_key": fragment_key(request, task),
         **context_for(request, task, outcome),
     }
-    return render(request, fragment if request.htmx else page, context)
+    response = render(request, fragment if request.htmx else page, context)
+    return with_nav_count(request, response) if request.method == "POST" else response
 
 
 def gate_view(

@@ -61,35 +61,49 @@ def _decide(request: HttpRequest, task: ResearchTask) -> web.GateOutcome:
     return _decide_finding(request, task)
 
 
+def _refused(request: HttpRequest, text: str, again: dict, field: str) -> web.GateOutcome:
+    """A refused form comes back as sent, its error beside ``field`` of the item's form (where the
+    analyst is looking, and where focus goes); an error that names no item shows above the items."""
+    if not again.get("finding"):
+        messages.error(request, text)
+        return web.GateOutcome(again=again or None)
+    return web.GateOutcome(again={**again, "error": text, "field": field})
+
+
 def _decide_finding(request: HttpRequest, task: ResearchTask) -> web.GateOutcome:
     form = FindingDecisionForm(request.POST)
+    typed = {
+        "finding": web.whole_number(request.POST.get("finding"), minimum=1),
+        "note": request.POST.get("note", ""),
+    }
     if not form.is_valid():
-        messages.error(request, first_error(form))
-        return web.GateOutcome()
+        return _refused(request, first_error(form), typed, "note")
     finding = findings.finding_in_task(task, form.cleaned_data["finding"])
     decision, data = form.cleaned_data["decision"], form.cleaned_data
-    done = web.apply_decision(
-        request,
-        lambda: services.finding_decide(
+    try:
+        services.finding_decide(
             finding=finding,
             actor=request.user,
             decision=decision,
             version_seen=data["version"],
             note=data["note"],
             evidence_id=data["evidence"] or 0,
-        ),  # fmt: skip
-        success=_("Recorded for item %(n)s: %(what)s.")
+        )
+    except (ValidationError, StaleState) as error:
+        return _refused(request, web.error_text(error), {**typed, "finding": finding.pk}, "note")
+    messages.success(
+        request,
+        _("Recorded for item %(n)s: %(what)s.")
         % {"n": finding.pk, "what": DECISION_WORDS.get(decision, decision)},
     )
-    return web.GateOutcome() if done else web.GateOutcome(again={"finding": finding.pk, "note": data["note"]})
+    return web.GateOutcome()
 
 
 def _add_evidence(request: HttpRequest, task: ResearchTask) -> web.GateOutcome:
     """A span of a stored source becomes the item's evidence; refused, the form comes back as sent."""
     form = ManualEvidenceForm(request.POST)
     if not form.is_valid():
-        messages.error(request, first_error(form))
-        return web.GateOutcome(again=form.posted())
+        return _refused(request, first_error(form), form.posted(), "passage")
     data = form.cleaned_data
     finding = findings.finding_in_task(task, data["finding"])
     source = findings.source_in_task(task, data["source"])
@@ -108,8 +122,7 @@ def _add_evidence(request: HttpRequest, task: ResearchTask) -> web.GateOutcome:
             note=data["note"],
         )
     except (ValidationError, StaleState) as error:
-        messages.error(request, web.error_text(error))
-        return web.GateOutcome(again=form.posted())
+        return _refused(request, web.error_text(error), form.posted(), "passage")
     messages.success(
         request,
         _("Item %(n)s is supported now: E%(e)s added by hand (characters %(a)s–%(b)s of “%(source)s”).")
@@ -122,8 +135,7 @@ def _open_url(request: HttpRequest, task: ResearchTask) -> web.GateOutcome:
     """The fetcher opens the page (inline, short deadline); it is then a stored source to select from."""
     form = OpenUrlForm(request.POST)
     if not form.is_valid():
-        messages.error(request, first_error(form))
-        return web.GateOutcome(again=form.posted())
+        return _refused(request, first_error(form), form.posted(), "url")
     data = form.cleaned_data
     finding = findings.finding_in_task(task, data["finding"])
     try:
@@ -131,8 +143,7 @@ def _open_url(request: HttpRequest, task: ResearchTask) -> web.GateOutcome:
             finding=finding, actor=request.user, url=data["url"], version_seen=data["version"]
         )
     except (ValidationError, StaleState) as error:
-        messages.error(request, web.error_text(error))
-        return web.GateOutcome(again=form.posted())
+        return _refused(request, web.error_text(error), form.posted(), "url")
     messages.success(
         request,
         _("Opened %(url)s: stored as a source (%(n)s characters). Open it to select a passage.")

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET
 
 from researchapp import selectors, web
 from researchapp.forms import first_error
-from researchapp.models import Plan, ResearchTask, StaleState
+from researchapp.models import Plan, ReportDraft, ResearchTask, StaleState
 from researchapp.permissions import is_analyst
 from researchapp.services import plan_gate
 from researchapp.services.plan_gate import MAX_SUBQUESTIONS
@@ -178,7 +178,19 @@ def _report_context(request: HttpRequest, task: ResearchTask, outcome: web.GateO
         "report": SimpleLazyObject(lambda: review.report),  # read if rendered (``fragment_key``)
         "form": ReportDecisionForm(initial={"draft_version": review.draft.version if review.draft else 1}),
         "can_decide": can_decide,
+        "posted": outcome.again or {},
     }
+
+
+def _refuse_uncited(request: HttpRequest, draft: ReportDraft, decision: str) -> web.GateOutcome | None:
+    """A draft that cites nothing states nothing a reader can check: approving it takes the analyst's
+    explicit word (``approve_uncited``), never one click; refused, the error shows beside the button."""
+    if decision != "approve" or draft.cited_evidence_ids or request.POST.get("approve_uncited"):
+        return None
+    error = _(
+        "This draft cites no source. Tick “Approve it although it cites no source” to approve it anyway."
+    )
+    return web.GateOutcome(again={"error": error, "field": "approve"})
 
 
 def _decide_report(request: HttpRequest, task: ResearchTask) -> web.GateOutcome:
@@ -190,6 +202,9 @@ def _decide_report(request: HttpRequest, task: ResearchTask) -> web.GateOutcome:
         messages.error(request, first_error(form) if draft else _("There is no report draft yet."))
         return web.GateOutcome()
     decision, data = form.cleaned_data["decision"], form.cleaned_data
+    refused = _refuse_uncited(request, draft, decision)
+    if refused:
+        return refused
     try:
         anchored = form.sentence_comments(review.sentences) if decision == "send_back" else []
     except ValidationError as error:

@@ -137,9 +137,12 @@ def test_two_analysts_race_on_one_conflict_and_the_second_sees_who_decided(live_
         one.wait_for_selector(f'#finding-{scenario.conflict.pk}[data-resolution="picked"]')
         cards[1].get_by_test_id("decide-drop").click()
 
-        # then the second is told who decided first, and sees that decision: side, who, why
+        # then the second is told who decided first, in the item, and sees that decision: side, who, why
         two.wait_for_selector(f'#finding-{scenario.conflict.pk}[data-resolution="picked"]')
-        assert "analyst1 changed or decided this item first" in two.get_by_test_id("messages").inner_text()
+        assert (
+            "analyst1 changed or decided this item first"
+            in cards[1].get_by_test_id("field-error").inner_text()
+        )
         decided = cards[1].get_by_test_id("resolution").inner_text()
         assert "picked side B (riders.example)" in decided and "analyst1" in decided
         assert "The survey counted riders." in decided

@@ -55,3 +55,31 @@ def test_the_trace_reads_in_chinese(traced, researcher):
     client.cookies["django_language"] = "zh-hans"
     page = client.get(reverse("task_detail", args=[traced.task.pk])).content.decode()
     assert "研究轨迹" in page and "4 步" in page and "因预算上限停止" in page
+
+
+def test_the_trace_reads_as_sentences_not_json(traced, researcher):
+    page = client_for(researcher).get(reverse("task_detail", args=[traced.task.pk])).content.decode()
+    item = traced.evidence[0]
+    # each step says what it did, the model's query shown as text
+    assert "Searched the web for “&lt;b&gt;tidal&lt;/b&gt; lagoon”." in page
+    assert f"Opened {item.source.url}." in page
+    assert f"Stored 1 page, found E{item.pk}." in page
+    assert "Asked for a tool the desk does not have (its name is under the toggle)." in page
+    # and the loop, in one line; the raw arguments only behind a toggle
+    assert f"searched 1 time, opened 1 page, found E{item.pk}" in page
+    assert '<details class="trace-raw">' in page
+
+
+def test_evidence_ids_read_as_ranges():
+    from researchapp.templatetags.deep_trace import evidence_ranges
+
+    assert evidence_ranges(["E9", "S3", "E4", "E5", "E6", "E12", "E5"]) == "E4–E6, E9, E12"
+    assert evidence_ranges(["S1"]) == ""
+
+
+def test_the_trace_reads_as_sentences_in_chinese(traced, researcher):
+    client = client_for(researcher)
+    client.cookies["django_language"] = "zh-hans"
+    page = client.get(reverse("task_detail", args=[traced.task.pk])).content.decode()
+    assert "在网上搜索了“&lt;b&gt;tidal&lt;/b&gt; lagoon”。" in page
+    assert f"搜索了 1 次，打开了 1 个网页，找到 E{traced.evidence[0].pk}" in page

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import html
+import socket
+
 import pytest
 from django.urls import reverse
+from django.utils import translation
 
 from researchapp.models import Event, Evidence, Finding, Source
 from researchapp.providers import registry
+from researchapp.providers.fetch.client import HttpFetcher
+from researchapp.services import manual_evidence
+from researchapp.services.manual_evidence import WHY_NOT_OPENED
 from tests.factories import evidence_review_task
 from tests.helpers import HTMX, client_for
 
@@ -115,3 +122,28 @@ def test_private_and_metadata_addresses_are_refused_before_any_connection(
 def test_an_empty_address_is_asked_for(analyst, researcher):
     scenario = evidence_review_task(researcher)
     assert "Paste the address of the page to open." in open_url(client_for(analyst), scenario, "  ")
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_an_address_whose_host_cannot_be_found_is_refused_in_words_not_an_errno(
+    analyst, researcher, monkeypatch, language
+):
+    # given a server whose resolver finds no such host (offline, or a mistyped name)
+    def no_such_host(host, port, *args, **kwargs):
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(manual_evidence, "analyst_fetcher", lambda: HttpFetcher(resolve=no_such_host))
+    scenario = evidence_review_task(researcher)
+    client = client_for(analyst)
+    client.cookies["django_language"] = language
+
+    # when an analyst asks to open a page there
+    body = open_url(client, scenario, "https://reports.example.org/ridership")
+
+    # then the refusal says what happened in the analyst's language, with no errno, beside the field
+    with translation.override(language):
+        expected = str(WHY_NOT_OPENED["dns_failed"])
+    assert html.escape(expected, quote=True) in body or expected in body
+    assert "Errno" not in body and "Name or service not known" not in body
+    assert 'data-testid="field-error" data-field="url"' in body
+    assert 'value="https://reports.example.org/ridership"' in body

@@ -3,6 +3,8 @@ on each side, decided by analysts at the evidence gate (stale versions refused),
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import connection
@@ -405,3 +407,12 @@ def test_the_evidence_gate_shows_the_hypotheses_with_their_decision_forms(analys
     owner_view = client_for(researcher).get(reverse("evidence_review", args=[hypothesis.task_id]))
     assert f'data-hypothesis="{hypothesis.pk}"' in owner_view.content.decode()
     assert reverse("hypotheses_review", args=[hypothesis.task_id]) not in owner_view.content.decode()
+
+
+@pytest.mark.django_db
+def test_each_hypothesis_is_an_item_card_with_decision_keys(analyst, hypothesis):
+    # the desk's keys work on hypotheses as on findings: j/k move to the card, y/x/o decide, n the note
+    body = client_for(analyst).get(reverse("evidence_review", args=[hypothesis.task_id])).content.decode()
+    card = body.split(f'data-item="hypothesis-{hypothesis.pk}"')[1].split("</article>")[0]
+    for testid, key in (("accept", "y"), ("reject", "x"), ("keep-open", "o"), ("note", "n")):
+        assert re.search(rf'data-testid="hypothesis-{testid}" data-shortcut="{key}"', card), testid

@@ -112,7 +112,7 @@ def test_the_evidence_email_counts_the_items_in_the_readers_language(researcher,
     [message] = mailoutbox
     assert message.to == [reader.email]
     assert message.subject == f"[研究台] 任务 {scenario.task.pk} 等待您处理：证据审核"
-    assert "1 个冲突" in message.body and "1 个 [证据不足] 条目" in message.body
+    assert "待决定的冲突：1" in message.body and "待决定的 [证据不足] 条目：1" in message.body
 
 
 @pytest.mark.django_db

@@ -7,6 +7,8 @@ inside the test transaction.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -69,8 +71,8 @@ TASK_GETS = [
     "export_pdf",
 ]
 # What the task's owner and an analyst get: exports answer 409 until the report is approved,
-# the progress poll 286 because a task awaiting review is not running.
-OWN_STATUS = {"export_markdown": 409, "export_pdf": 409, "task_progress": 286}
+# the progress poll 200 because a task awaiting review can still move (it polls on, more slowly).
+OWN_STATUS = {"export_markdown": 409, "export_pdf": 409}
 
 
 @pytest.mark.parametrize("name", TASK_GETS)
@@ -230,14 +232,44 @@ def test_it_keeps_polling_while_the_task_runs(researcher):
 
 
 @pytest.mark.parametrize(
-    "status", [Status.AWAITING_PLAN_REVIEW, Status.FAILED, Status.APPROVED, Status.CANCELLED]
+    "status",
+    [
+        Status.AWAITING_PLAN_REVIEW,
+        Status.AWAITING_EVIDENCE_REVIEW,
+        Status.AWAITING_REPORT_REVIEW,
+        Status.FAILED,
+    ],
 )
-def test_it_stops_polling_once_the_task_is_not_running(researcher, status):
+def test_it_polls_more_slowly_while_the_task_waits_for_a_person(researcher, status):
+    # a gate or a failure is not the end: an analyst's decision or a resume moves the task on
     task = TaskFactory(owner=researcher, status=status)
     response = client_for(researcher).get(reverse("task_progress", args=[task.pk]), **HTMX)
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert 'hx-trigger="every 10s"' in body and 'hx-trigger="every 2s"' not in body
+    assert f'data-status="{status}"' in body
+
+
+@pytest.mark.parametrize("status", [Status.APPROVED, Status.CANCELLED])
+def test_it_stops_polling_once_the_task_can_no_longer_move(researcher, status):
+    task = TaskFactory(owner=researcher, status=status)
+    response = client_for(researcher).get(reverse("task_progress", args=[task.pk]), **HTMX)
+    body = response.content.decode()
     assert response.status_code == 286
-    assert 'hx-trigger="every 2s"' not in response.content.decode()
-    assert f'data-status="{status}"' in response.content.decode()
+    assert "hx-trigger" not in body
+    assert f'data-status="{status}"' in body
+
+
+def test_an_analysts_poll_brings_the_navigations_queue_count(analyst, researcher):
+    # given two tasks waiting for an analyst's plan review
+    task = TaskFactory(owner=researcher, status=Status.AWAITING_PLAN_REVIEW)
+    TaskFactory(owner=researcher, status=Status.AWAITING_PLAN_REVIEW)
+    # when an analyst's open task page polls, then the answer carries the count, swapped by its id
+    body = client_for(analyst).get(reverse("task_progress", args=[task.pk]), **HTMX).content.decode()
+    assert re.search(r'<span id="nav-queue-count"[^>]* data-count="2" hx-swap-oob="true"', body)
+    # and the researcher's, who has no queue, does not
+    body = client_for(researcher).get(reverse("task_progress", args=[task.pk]), **HTMX).content.decode()
+    assert "nav-queue-count" not in body
 
 
 def test_it_shows_failure_resume_warnings_tokens_and_stats(researcher):
@@ -351,3 +383,23 @@ def test_a_question_is_stored_without_bidi_controls(researcher):
     question = "Is the \u202eNorthgate\u202c ferry safe?\u200b"
     client_for(researcher).post(reverse("task_submit"), {"question": question, "depth": "quick"})
     assert ResearchTask.objects.get().question == "Is the Northgate ferry safe?"
+
+
+@pytest.mark.django_db(transaction=True)  # as served: a decision's commit forgets the cached counts
+def test_a_decision_brings_the_navigations_fresh_queue_count(analyst, researcher):
+    # given a conflict and a [证据不足] item waiting: the navigation counts two
+    scenario = evidence_review_task(researcher)
+    client = client_for(analyst)
+    assert (
+        'data-count="2"' in client.get(reverse("evidence_review", args=[scenario.task.pk])).content.decode()
+    )
+    # when the analyst keeps the gap as a gap, over htmx
+    response = client.post(
+        reverse("evidence_review", args=[scenario.task.pk]),
+        {"finding": scenario.gap.pk, "version": scenario.gap.version, "decision": "gap"},
+        **HTMX,
+    )
+    # then the fragment brings the navigation's count, one now, to swap in by its id
+    assert re.search(
+        r'<span id="nav-queue-count"[^>]* data-count="1" hx-swap-oob="true"', response.content.decode()
+    )

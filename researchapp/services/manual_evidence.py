@@ -18,9 +18,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from researchapp.core.enums import FindingStatus, Stance
 from researchapp.core.messages import Message, gettext_noop, message, with_note
+from researchapp.message_text import message_text
 from researchapp.models import Event, Evidence, Finding, FindingEvidence, Gate, Source
 from researchapp.pipeline.runner.collect import store_source
 from researchapp.pipeline.runner.wiring import analyst_fetcher
@@ -29,6 +31,27 @@ from researchapp.services.evidence_gate import finding_decision_record
 
 MAX_QUOTE_CHARS = 2000
 PROVIDER = "by_hand"
+# Why a page could not be opened, in the analyst's words and language (the fetcher's own English,
+# "[Errno -2] Name or service not known", says nothing to a person), by the fetcher's error code; the
+# guard's and the extractor's refusals say what they found (a metadata address, image/png) themselves.
+WHY_NOT_OPENED = {
+    "dns_failed": gettext_lazy(
+        "its host name could not be found. Check the address; if it is right, this server may have no "
+        "access to the web."
+    ),
+    "unavailable": gettext_lazy("the site could not be reached; this server may have no access to the web."),
+    "timeout": gettext_lazy("the site did not answer in time."),
+    "http_error": gettext_lazy("the site answered with an error (the page may not exist)."),
+    "server_error": gettext_lazy("the site had an error; try again later."),
+    "rate_limited": gettext_lazy("the site asks to slow down; try again in a minute."),
+}
+
+
+def why_not_opened(error: ProviderError) -> str:
+    """The fetcher's refusal in words for the analyst: by its code, else its own message."""
+    if error.code in WHY_NOT_OPENED:
+        return str(WHY_NOT_OPENED[error.code])
+    return message_text(error.said, error.message) if error.said else error.message
 
 
 def _refuse_unless_open_gap(finding: Finding, version_seen: int) -> None:
@@ -55,7 +78,7 @@ def source_open_by_hand(
         document = fetcher.fetch(url)
     except ProviderError as error:
         raise ValidationError(
-            _("Could not open %(url)s: %(reason)s") % {"url": url, "reason": error.message}
+            _("Could not open %(url)s: %(reason)s") % {"url": url, "reason": why_not_opened(error)}
         ) from error
     task = finding.task
     with transaction.atomic():

@@ -134,7 +134,63 @@
     heading.focus();
   });
 
+  // A decision on an item card (a finding: [data-item][data-resolution]) swaps the list of items for
+  // the fresh one. The page must not jump: the card decided stays at the height it was on screen. Focus
+  // then goes to the control the server marked (data-focus-here: the field of a refused form, its
+  // error beside it, what was typed kept), or else to the next item still to decide.
+  var decided = null;
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var config = event.detail.requestConfig || {};
+    var elt = config.elt;
+    if (config.verb !== "post" || !elt || !elt.closest) { decided = null; return; }
+    var card = elt.closest("[data-item][data-resolution]");
+    decided = card && card.id && event.detail.target.contains(card)
+      ? { id: card.id, top: card.getBoundingClientRect().top, y: window.scrollY }
+      : { id: "", top: 0, y: window.scrollY };
+  });
+
+  function nextToDecide(card) {
+    var pending = Array.prototype.filter.call(
+      document.querySelectorAll("[data-item][data-resolution='']"), visible);
+    for (var i = 0; i < pending.length; i += 1) {
+      if (!card || (card.compareDocumentPosition(pending[i]) & Node.DOCUMENT_POSITION_FOLLOWING)) {
+        return pending[i];
+      }
+    }
+    return pending.length ? pending[0] : null;
+  }
+
+  function inView(element) {
+    var box = element.getBoundingClientRect();
+    return box.top >= 0 && box.bottom <= window.innerHeight;
+  }
+
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!decided) { return; }
+    var was = decided;
+    decided = null;
+    var card = was.id ? document.getElementById(was.id) : null;
+    if (was.id) {
+      window.scrollTo(0, card ? window.scrollY + card.getBoundingClientRect().top - was.top : was.y);
+    }
+    var here = document.querySelector("[data-focus-here]");
+    if (here) {
+      here.focus({ preventScroll: true });
+      if (!inView(here)) { here.scrollIntoView({ block: "center" }); }
+      return;
+    }
+    if (!was.id) { return; } // not a decision on an item card: focus stays where htmx left it
+    var next = nextToDecide(card);
+    if (next) {
+      if (!next.hasAttribute("tabindex")) { next.setAttribute("tabindex", "-1"); }
+      next.focus({ preventScroll: true });
+    }
+  });
+
   document.addEventListener("DOMContentLoaded", function () {
+    var refused = document.querySelector("[data-focus-here]"); // a refused form shown again, without htmx
+    if (refused) { refused.focus(); }
     var dialog = help();
     if (dialog) {
       dialog.addEventListener("close", function () {
