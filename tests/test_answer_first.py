@@ -3,6 +3,8 @@ answered, and a report that answers first, says what is not stated, and keeps a 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from researchapp.core.enums import FindingStatus, Resolution, Stance
 from researchapp.pipeline.analyser.facets import gate_facets
 from researchapp.pipeline.checker.mechanical import check_draft
@@ -16,6 +18,7 @@ from researchapp.pipeline.text.salience import asked_of
 from researchapp.pipeline.values import (
     Brief,
     CheckIssue,
+    Disagreement,
     Evidence,
     EvidenceLink,
     Ledger,
@@ -63,6 +66,15 @@ def test_a_facet_is_reported_only_when_the_question_is_answered() -> None:
     # when it is, the facet stays
     kept = gate_facets(QUESTION, subquestions, {1: [_finding("m", 1, FindingStatus.SUPPORTED)], 2: facet})
     assert kept[2] == facet
+    # a conflict answers only where it is about the asked value: two ports, not "supported" vs "not"
+    about = {
+        kind: replace(_finding("c", 1, FindingStatus.CONFLICT), disagreement=Disagreement(kind, {}, ""))
+        for kind in ("number", "negation")
+    }
+    assert gate_facets(QUESTION, subquestions, {1: [about["number"]], 2: facet})[2] == facet
+    assert gate_facets(QUESTION, subquestions, {1: [about["negation"]], 2: facet})[2][0].status is (
+        FindingStatus.INSUFFICIENT
+    )
 
 
 def _evidence(evidence_id: int, quote: str, subquestion: int) -> Evidence:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from researchapp.core.enums import FindingStatus, Stance
+from researchapp.pipeline.text.answer_type import about_the_asked, answer_type_of
 from researchapp.pipeline.text.aspects import attribute_in_scope, dimensions_of
 from researchapp.pipeline.text.contradiction import (
     CONTRADICT,
@@ -161,6 +162,12 @@ def in_scope(dispute: Dispute, subquestion: SubQuestion) -> bool:
     starts = {s for s, _ in dispute.spans.get(side.place, ())}
     attributes = [f.attribute for f in read_figures(side.text) if f.quantity.start in starts]
     return all(attribute_in_scope(attribute, dimensions_of(subquestion)) for attribute in attributes)
+
+
+def asks_about(dispute: Dispute, subquestion: SubQuestion) -> bool:
+    """A sub-question that asks for a value (a figure, a release, a name) reports a disagreement about
+    that kind of value only: "supported" against "not supported" does not answer "which release"."""
+    return about_the_asked(dispute.kind, answer_type_of(subquestion.text))
 
 
 def _shared_words(dispute: Dispute) -> str:

@@ -13,7 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from researchapp.core.enums import FindingStatus, Stance
-from researchapp.pipeline.analyser.disputes import conflict_finding, disputed_spans, find_disputes, in_scope
+from researchapp.pipeline.analyser.disputes import (
+    asks_about,
+    conflict_finding,
+    disputed_spans,
+    find_disputes,
+    in_scope,
+)
 from researchapp.pipeline.reader import Reader
 from researchapp.pipeline.reader.extractive import ExtractiveReader
 from researchapp.pipeline.text.contradiction import RuleJudge
@@ -131,7 +137,11 @@ def _own_conflicts(
     subquestion: SubQuestion, evidence: Sequence[Evidence]
 ) -> tuple[list[ProposedFinding], dict[int, list[Span]]]:
     """The disagreements within one sub-question's evidence, judged by rule, and their spans."""
-    disputes = [d for d in find_disputes(evidence, RuleJudge(), usage=UsageLog()) if in_scope(d, subquestion)]
+    disputes = [
+        d
+        for d in find_disputes(evidence, RuleJudge(), usage=UsageLog())
+        if in_scope(d, subquestion) and asks_about(d, subquestion)
+    ]
     by_id = {item.id: item for item in evidence}
     chinese = cjk_count(subquestion.text) >= 2
     conflicts = []

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from researchapp.core.enums import FindingStatus
 from researchapp.pipeline.analyser.extractive import INSUFFICIENT_MARK
-from researchapp.pipeline.text.answer_type import FACTUAL, AnswerType, answer_type_of
+from researchapp.pipeline.text.answer_type import FACTUAL, AnswerType, about_the_asked, answer_type_of
 from researchapp.pipeline.text.facets import UNANSWERED_NOTE, is_facet
 from researchapp.pipeline.values import ProposedFinding, SubQuestion
 
@@ -37,8 +37,17 @@ def is_gated(subquestion: SubQuestion) -> bool:
     return is_facet(text) or bool(_ABOUT_A_NAME.match(text))
 
 
-def answered(findings: Sequence[ProposedFinding]) -> bool:
-    return any(f.status in (FindingStatus.SUPPORTED, FindingStatus.CONFLICT) for f in findings)
+def answered(findings: Sequence[ProposedFinding], asked: AnswerType | None = None) -> bool:
+    """A statement answers; a conflict does where it is about the asked value (sources giving two
+    release numbers for "which release"), not where two passages around it disagree on another point."""
+    return any(
+        f.status is FindingStatus.SUPPORTED
+        or (
+            f.status is FindingStatus.CONFLICT
+            and (asked is None or f.disagreement is None or about_the_asked(f.disagreement.kind, asked))
+        )
+        for f in findings
+    )
 
 
 def unanswered_facet(subquestion: SubQuestion) -> ProposedFinding:
@@ -65,7 +74,7 @@ def gate_facets(
     if main is None:
         return gated
     if main_answered is None:
-        main_answered = answered(findings.get(main.id, []))
+        main_answered = answered(findings.get(main.id, []), answer_type_of(question))
     if main_answered:
         return gated
     for subquestion in subquestions:

@@ -28,6 +28,7 @@ from researchapp.pipeline.analyser.disputes import (
     CONFLICT_KEY,
     Dispute,
     Place,
+    asks_about,
     conflict_finding,
     find_disputes,
     in_scope,
@@ -155,6 +156,7 @@ def conflicts_of(
         if len({(e.source_id, e.start, e.end) for e in linked}) < len(dispute.sides):
             continue  # a side could not be stored
         homes = sorted({e.subquestion_id for e in linked if e.subquestion_id in known}, key=order.get)
+        homes = [i for i in homes if asks_about(dispute, known[i])]
         if not homes:
             continue
         home = next((known[i] for i in homes if in_scope(dispute, known[i])), known[homes[0]])

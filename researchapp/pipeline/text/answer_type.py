@@ -36,6 +36,19 @@ class AnswerType(StrEnum):
 
 # A factual question asks for one of these; an open request (OVERVIEW) is planned by its topic.
 FACTUAL = frozenset(AnswerType) - {AnswerType.OVERVIEW}
+# The kinds of disagreement that are about the value a question of each type asks for: two release
+# numbers answer "which release", "supported" against "not supported" does not. Other types: any kind.
+ASKED_DISAGREEMENTS = {
+    AnswerType.QUANTITY: frozenset({"number"}),
+    AnswerType.LIMIT: frozenset({"number"}),
+    AnswerType.VERSION: frozenset({"date", "number"}),
+    AnswerType.NAME: frozenset({"entity"}),
+}
+
+
+def about_the_asked(kind: str, asked: AnswerType) -> bool:
+    """Whether a disagreement of ``kind`` ("" when a model judge did not say) is about the asked value."""
+    return not kind or kind in ASKED_DISAGREEMENTS.get(asked, frozenset({kind}))
 
 
 @dataclass(frozen=True)
