@@ -97,7 +97,7 @@ def run_standard(args: argparse.Namespace) -> dict:
 
 
 def time_figures(result: dict, worker_threads: int) -> list[Figure]:
-    batch, chain = result["batch"], result["chain"]
+    batch = result["batch"]
     if batch.done != 1:
         return [
             Figure(
@@ -109,6 +109,11 @@ def time_figures(result: dict, worker_threads: int) -> list[Figure]:
             )
         ]
     wall = batch.wall
+    return [*_chain_figures(result, wall, worker_threads), *stage_figures(result["stages"], wall)]
+
+
+def _chain_figures(result: dict, wall: float, worker_threads: int) -> list[Figure]:
+    chain = result["chain"]
     return [
         Figure(
             NAME,
@@ -159,7 +164,6 @@ def time_figures(result: dict, worker_threads: int) -> list[Figure]:
             note=", ".join(f"{k} {v}" for k, v in chain["calls"].items()),
         ),
         Figure(NAME, "wall / sequential sum", round(wall / chain["sequential_sum"], 3)),
-        *stage_figures(result["stages"], wall),
     ]
 
 

@@ -326,6 +326,22 @@ def _query_index(query: str) -> int | None:
     return planned.get(" " + match["query"])
 
 
+def _collect_legs(
+    waits: list[Wait], searches: list[Wait], pages: list[Wait]
+) -> tuple[list[float], list[float]]:
+    """Per sub-question: its slowest search but the probe, plus its slowest page; and the same with
+    the probe (as the chain counted it before issue 21)."""
+    collect_legs, old_legs = [], []
+    for sq in {w.subquestion for w in waits if w.subquestion is not None}:
+        own = [w for w in searches if w.subquestion == sq]
+        slowest_page = max((w.seconds for w in pages if w.subquestion == sq), default=0)
+        collect_legs.append(
+            max((w.seconds for w in own if _query_index(w.key) != 0), default=0) + slowest_page
+        )
+        old_legs.append(max((w.seconds for w in own), default=0) + slowest_page)
+    return collect_legs, old_legs
+
+
 def longest_chain(waits: list[Wait]) -> dict[str, float]:
     """The waits no amount of concurrency can overlap, from the log of one task.
 
@@ -349,12 +365,7 @@ def longest_chain(waits: list[Wait]) -> dict[str, float]:
     searches = by_kind.get("search", [])
     probe = max((w.seconds for w in searches if _query_index(w.key) == 0), default=0)
     follow_on = max((w.seconds for w in searches if w.subquestion is None), default=0)
-    collect_legs, old_legs = [], []
-    for sq in {w.subquestion for w in waits if w.subquestion is not None}:
-        own = [w for w in searches if w.subquestion == sq]
-        pages = max((w.seconds for w in by_kind.get("page", []) if w.subquestion == sq), default=0)
-        collect_legs.append(max((w.seconds for w in own if _query_index(w.key) != 0), default=0) + pages)
-        old_legs.append(max((w.seconds for w in own), default=0) + pages)
+    collect_legs, old_legs = _collect_legs(waits, searches, by_kind.get("page", []))
     plan = sum(w.seconds for w in by_kind.get("plan", []))
     analyse = [w.seconds for w in by_kind.get("analyse", [])]
     support = [w.seconds for w in by_kind.get("support", [])]

@@ -113,11 +113,12 @@ def test_every_translation_is_filled_in_and_compiled():
     po = (folder / "django.po").read_text(encoding="utf-8")
     assert "#, fuzzy" not in po
     catalog = gettext.GNUTranslations((folder / "django.mo").open("rb"))
-    singles = re.findall(r'\nmsgid "(.+)"\nmsgstr "(.*)"\n', po)
+    singles = re.findall(r'\n(?:msgctxt "(.*)"\n)?msgid "(.+)"\nmsgstr "(.*)"\n', po)
     assert len(singles) > 100
-    for msgid, msgstr in singles:
+    for context, msgid, msgstr in singles:
         assert msgstr, f"no translation for {msgid!r}"
-        assert catalog.gettext(msgid.replace('\\"', '"')) == msgstr.replace('\\"', '"')
+        msgid, msgstr = msgid.replace('\\"', '"'), msgstr.replace('\\"', '"')
+        assert (catalog.pgettext(context, msgid) if context else catalog.gettext(msgid)) == msgstr
 
 
 # --- time zone and emails -------------------------------------------------------------------------
