@@ -329,8 +329,7 @@ def _query_index(query: str) -> int | None:
 def _collect_legs(
     waits: list[Wait], searches: list[Wait], pages: list[Wait]
 ) -> tuple[list[float], list[float]]:
-    """Per sub-question: its slowest search but the probe, plus its slowest page; and the same with
-    the probe (as the chain counted it before issue 21)."""
+    """Per sub-question: its slowest search but the probe plus its slowest page; and with the probe."""
     collect_legs, old_legs = [], []
     for sq in {w.subquestion for w in waits if w.subquestion is not None}:
         own = [w for w in searches if w.subquestion == sq]
