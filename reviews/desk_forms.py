@@ -104,6 +104,17 @@ class ClaimForm(forms.Form):
         return data
 
 
+def zones_by_region() -> list[tuple[str, list[tuple[str, str]]]]:
+    """Every time zone, grouped by its region ("Europe/Paris" under Europe), regions and zones in
+    alphabetical order; the zones without a region (UTC, "Cuba") last, together."""
+    regions: dict[str, list[tuple[str, str]]] = {}
+    others: list[tuple[str, str]] = []
+    for name in sorted(time_zones()):
+        region, _slash, _place = name.partition("/")
+        (regions.setdefault(region, []) if _slash else others).append((name, name))
+    return [*sorted(regions.items()), (str(_("Other time zones")), others)]
+
+
 class PreferencesForm(forms.Form):
     email = forms.EmailField(required=False, label=_("Email address"))
     language = forms.ChoiceField(
@@ -112,10 +123,7 @@ class PreferencesForm(forms.Form):
     time_zone = forms.ChoiceField(
         required=False,
         label=_("Time zone"),
-        choices=lambda: (
-            [("", _("The site’s (%(zone)s)") % {"zone": settings.TIME_ZONE})]
-            + [(name, name) for name in time_zones()]
-        ),
+        choices=lambda: [("", _("The site’s (%(zone)s)") % {"zone": settings.TIME_ZONE}), *zones_by_region()],
     )
     email_when_waiting = forms.BooleanField(
         required=False, label=_("Email me when a task waits for review (analysts)")

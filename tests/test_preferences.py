@@ -124,6 +124,19 @@ def test_every_translation_is_filled_in_and_compiled():
 # --- time zone and emails -------------------------------------------------------------------------
 
 
+def test_time_zones_are_offered_by_region_in_order(researcher):
+    # given the preferences page
+    page = client_for(researcher).get(reverse("preferences")).content.decode()
+    # then the zones come grouped by region, regions and zones in alphabetical order, region-less last
+    groups = re.findall(r'<optgroup label="([^"]+)">(.*?)</optgroup>', page, re.S)
+    labels = [label for label, _ in groups]
+    assert labels[:-1] == sorted(labels[:-1]) and "Europe" in labels and labels[-1] == "Other time zones"
+    zones = {label: re.findall(r'<option value="([^"]+)"', body) for label, body in groups}
+    assert "Europe/Paris" in zones["Europe"] and zones["Europe"] == sorted(zones["Europe"])
+    assert "UTC" in zones["Other time zones"]
+    assert all("/" in zone for label in labels[:-1] for zone in zones[label])
+
+
 def test_dates_show_in_the_time_zone_each_person_chose(researcher):
     # given a task submitted at noon UTC
     task = TaskFactory(owner=researcher)
