@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from datetime import date
 
 import pytest
@@ -104,8 +103,8 @@ def test_it_is_deterministic_on_ties() -> None:
     assert [hit.url for hit in hits] == [f"https://copy.example/{i}" for i in range(3)]
 
 
-def test_it_searches_a_thousand_documents_quickly() -> None:
-    # given a thousand documents of a few hundred words each
+def test_it_finds_the_document_a_rare_term_names_among_a_thousand() -> None:
+    # given a thousand documents of a few hundred words each (its speed is bench.corpus_search's figure)
     words = [f"word{i}" for i in range(5000)]
     documents = [
         Document(
@@ -116,13 +115,11 @@ def test_it_searches_a_thousand_documents_quickly() -> None:
         for n in range(1000)
     ]
     corpus = LocalCorpus(documents)
-    # when
-    started = time.perf_counter()
-    for query in ("word1 word2 word3", "word4000 word17", "document 500"):
-        assert corpus.search(query, max_results=10)
-    elapsed = time.perf_counter() - started
-    # then
-    assert elapsed < 0.5
+    # when a query names one document's number beside a word every document holds
+    hits = corpus.search("document 500", max_results=10)
+    # then that document comes first, and other queries find something
+    assert hits[0].url == "https://bulk.example/500"
+    assert all(corpus.search(query, max_results=10) for query in ("word1 word2 word3", "word4000 word17"))
 
 
 def test_it_never_gives_a_heading_as_the_snippet() -> None:
