@@ -120,7 +120,7 @@ def analyse_extractive(
         return [insufficient_finding(subquestion)]
     conflicts: list[ProposedFinding] = []
     if disputed is None:
-        conflicts, disputed = _own_conflicts(subquestion, evidence)
+        conflicts, disputed = _own_conflicts(subquestion, evidence, question)
     answers = (reader or ExtractiveReader()).read(
         subquestion,
         evidence,
@@ -134,12 +134,14 @@ def analyse_extractive(
 
 
 def _own_conflicts(
-    subquestion: SubQuestion, evidence: Sequence[Evidence]
+    subquestion: SubQuestion, evidence: Sequence[Evidence], question: str = ""
 ) -> tuple[list[ProposedFinding], dict[int, list[Span]]]:
-    """The disagreements within one sub-question's evidence, judged by rule, and their spans."""
+    """The disagreements within one sub-question's evidence, judged by rule (each passage read as
+    found for the sub-question within ``question``, as a task's judges read it), and their spans."""
+    asked = {subquestion.id: f"{subquestion.text}\n{question}" if question else subquestion.text}
     disputes = [
         d
-        for d in find_disputes(evidence, RuleJudge(), usage=UsageLog())
+        for d in find_disputes(evidence, RuleJudge(), questions=asked, usage=UsageLog())
         if in_scope(d, subquestion) and asks_about(d, subquestion)
     ]
     by_id = {item.id: item for item in evidence}

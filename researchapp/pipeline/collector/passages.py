@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from researchapp.pipeline.collector.splitting import passages_with_headings
+from researchapp.pipeline.reader.extractive import states_type
+from researchapp.pipeline.text.answer_type import AnswerType, QuestionAnalysis, analyse_question
 from researchapp.pipeline.text.aspects import Dimension, dimensions_of, speaks_to
 from researchapp.pipeline.text.bm25 import BM25
 from researchapp.pipeline.text.crosslang import TermBridge, Vocabulary, language_of, text_language
@@ -41,6 +43,11 @@ MAX_PER_SOURCE = 3
 # scores under 0.07: 0.02 keeps recall while the coverage rule below keeps out chance matches.
 MIN_SCORE = 0.02
 ASPECT_MISS_WEIGHT = 0.5
+# A passage that states a value of the asked type (a version for "since which release", a figure for
+# "how many") outranks its neighbours that only repeat the question's words: the answering sentence
+# rarely repeats them ("The RETURNING syntax has been supported since version 3.35.0").
+TYPED_WEIGHT = 3.0
+TYPED = frozenset((AnswerType.QUANTITY, AnswerType.LIMIT, AnswerType.VERSION))
 
 
 @dataclass(frozen=True)
@@ -146,6 +153,7 @@ class PassagePool:
         aspects = [] if dimensions else aspects
         if not query or needed == 0:
             return []
+        typed = _typed_reading(subquestion, self.language)
         index, scored, near = self.index, list[_Judged](), list[_Judged]()
         # Scores are shares of the best score the query could reach here, so one threshold serves
         # a corpus where every passage names the subject as well as one where few do.
@@ -153,11 +161,8 @@ class PassagePool:
         for candidate, raw_score in zip(self.candidates, index.scores(query), strict=True):
             if raw_score <= 0.0:
                 continue
-            density = min(max(candidate.source.density, 0.0), 1.0)
-            score = raw_score / ceiling * (0.5 + 0.5 * density)
+            score = _weighted(candidate, raw_score / ceiling, aspects, typed)
             terms = candidate.terms
-            if aspects and not any(term in terms for term in aspects):
-                score *= ASPECT_MISS_WEIGHT
             covered = sum(1 for term in content_terms if term in terms)
             judgement = judge(asked, terms, lambda term: self.weight(term, asked))
             if (
@@ -223,6 +228,31 @@ class PassagePool:
 
 
 _Judged = tuple[float, _Candidate, Judgement]
+
+
+def _weighted(
+    candidate: _Candidate, share: float, aspects: Sequence[str], typed: QuestionAnalysis | None
+) -> float:
+    """A passage's share of the best score, weighted by its page's density, halved when it misses
+    every aspect term, and raised when it states a value of the type asked (``TYPED_WEIGHT``)."""
+    density = min(max(candidate.source.density, 0.0), 1.0)
+    score = share * (0.5 + 0.5 * density)
+    if aspects and not any(term in candidate.terms for term in aspects):
+        score *= ASPECT_MISS_WEIGHT
+    if typed is not None and states_type(candidate.quote, typed):
+        score *= TYPED_WEIGHT
+    return score
+
+
+def _typed_reading(subquestion: SubQuestion, language: str) -> QuestionAnalysis | None:
+    """What a sub-question asking for a value (a figure, a default or limit, a version or date)
+    asks, read as the reader reads it; ``None`` for any other question, and for one asked in
+    another language than the sources' (its words are not theirs)."""
+    if text_language(subquestion.text) != language:
+        analysis = analyse_question(subquestion.text)
+        return replace(analysis, focus=(), subject=(), head=()) if analysis.answer_type in TYPED else None
+    analysis = analyse_question(subquestion.text)
+    return analysis if analysis.answer_type in TYPED else None
 
 
 def select_passages(

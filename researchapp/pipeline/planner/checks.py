@@ -21,8 +21,12 @@ MIN_SUBQUESTIONS = 3
 MAX_SUBQUESTIONS = 6
 MAX_QUERIES = 3
 MAX_QUERY_WORDS = 12
+# SQL is a statement's shape ("SELECT * FROM t", "INSERT INTO t"), not its keywords named in prose:
+# "INSERT UPDATE DELETE statements RETURNING" is what a question about those statements searches.
 _CODE = re.compile(
-    r"[;{}`<>=$\\]|\b(?:SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|FROM|WHERE|JOIN)\b\s+\S|\w+\(.*\)|::|->|https?://",
+    r"[;{}`<>=$\\]|\w+\(.*\)|::|->|https?://|"
+    r"\bSELECT\b.*\bFROM\b|\b(?:INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET)\b|"
+    r"\b(?:CREATE|ALTER|DROP)\s+(?:TABLE|INDEX|VIEW|TRIGGER)\s+\S|\bWHERE\s+\w+\s*(?:IN|LIKE|IS)\b",
 )
 
 

@@ -44,6 +44,8 @@ NEIGHBOUR_WEIGHT = 0.6  # a focus term in the sentence before counts this much
 HEADING_WEIGHT = 0.5  # ... in the page's title or the headings above the passage
 CUE_NEARBY = 0.5  # a word such answers use ("default"), in the sentence before rather than the piece
 ABSENT_WEIGHT = 0.5  # a focus term no piece holds tells no piece from another: it weighs half
+COMMON_WEIGHT = 0.5  # a term most documents hold, missing from a piece, counts this much toward the bar
+CUE_CREDIT = 0.15  # added to the share of a value's answer in its own cue words ("since version")
 STATEMENT_BAR = 0.0
 MAX_LOOSE_ANSWERS = 3
 SECOND_LOOSE_ANSWER = 0.75
@@ -57,6 +59,14 @@ _NAVIGATION = re.compile(
     r"^\W*\(?\s*see\s+(?:the\s+)?(?:section|document|page)",
     re.IGNORECASE,
 )
+# A page's stamp ("This page last modified on 2021-04-02 15:31:42 UTC", "© 2024 …") dates the page,
+# not what it is about: it states no version, date or figure of anything asked.
+_STAMP = re.compile(
+    r"^\W*(?:this\s+(?:page|document|article|file)\s+(?:was\s+)?)?(?:last\s+)?"
+    r"(?:modified|updated|edited|revised|generated)\s+(?:on\s+|at\s+)?[\d(]|^\W*(?:copyright\b|©)",
+    re.IGNORECASE,
+)
+CUED_TYPES = frozenset((AnswerType.QUANTITY, AnswerType.LIMIT, AnswerType.VERSION))
 STRICT_TYPES = frozenset(
     (
         AnswerType.QUANTITY,
@@ -71,7 +81,17 @@ STRICT_TYPES = frozenset(
 
 def bears_on(text: str) -> bool:
     """Not a sentence about the writer's own doings ("We tested ...") nor a page's navigation."""
-    return not _FIRST_PERSON.search(text) and not _NAVIGATION.search(text)
+    return not _FIRST_PERSON.search(text) and not _NAVIGATION.search(text) and not _STAMP.search(text)
+
+
+def states_type(quote: str, analysis: QuestionAnalysis) -> bool:
+    """One piece of ``quote`` that bears on a question (``bears_on``) states a value of the type
+    ``analysis`` asks for (``answer_span``)."""
+    return any(
+        bears_on(piece) and answer_span(piece, analysis, kind=unit.kind, term=unit.term) is not None
+        for unit in units_of(quote)
+        for piece in (quote[unit.start : unit.end],)
+    )
 
 
 def readings_of(
@@ -172,6 +192,15 @@ def _placed(terms: Sequence[str], own: set[str], before: set[str], heading: set[
     return {term: next((weight for held, weight in weights if term in held), 0.0) for term in terms}
 
 
+def _share(placed: dict[str, float], common: frozenset[str]) -> float:
+    """The share of the question's terms a piece holds (``_placed``), a term most documents of the
+    corpus hold ("clause", "row" in a SQL manual) counting half when the piece lacks it: it
+    identifies little, and the answering sentence need not repeat it."""
+    weights = {term: COMMON_WEIGHT if term in common and not placed[term] else 1.0 for term in placed}
+    whole = sum(weights.values())
+    return sum(weights[t] * placed[t] for t in placed) / whole if whole else 1.0
+
+
 @dataclass(frozen=True)
 class _Context:
     """What a piece is judged with: the question read, the weights, its page's headings."""
@@ -181,6 +210,7 @@ class _Context:
     best_score: float
     vocabulary: frozenset[str] = frozenset()  # a dimension's words ("price", "euros" for cost)
     statement: bool = False  # a claim to verify: checked whole already, judged by its words alone
+    common: frozenset[str] = frozenset()  # terms most documents hold: they count half toward the bar
 
 
 def _candidates(
@@ -189,12 +219,13 @@ def _candidates(
     avoid: dict[int, list[tuple[int, int]]],
     vocabulary: frozenset[str] = frozenset(),
     statement: bool = False,
+    common: frozenset[str] = frozenset(),
 ) -> list[_Candidate]:
     """Every piece that states an answer of the asked type and bears on a question, scored."""
     pieces = [(item, units_of(item.quote)) for item in evidence]
     held = [set(tokenize(item.quote[u.start : u.end])) for item, units in pieces for u in units]
     best = max((e.score for e in evidence), default=0.0) or 1.0
-    context = _Context(analysis, _Weights(held, analysis.terms), best, vocabulary, statement)
+    context = _Context(analysis, _Weights(held, analysis.terms), best, vocabulary, statement, common)
     found: list[_Candidate] = []
     for item, units in pieces:
         for index, unit in enumerate(units):
@@ -229,7 +260,7 @@ def _judge(context: _Context, item: Evidence, unit: Unit, before_unit: Unit | No
     elif analysis.head and not set(analysis.head) & near and not context.vocabulary & own:
         return None  # "Which Android release": an answer near no word of "Android" names none
     placed = _placed(analysis.terms, own, before, heading)
-    share = sum(placed.values()) / len(placed) if placed else 1.0
+    share = _share(placed, context.common)
     quote_terms = set(tokenize(item.quote)) | heading
     subject = (
         sum(1.0 if t in own else 0.7 for t in analysis.subject if t in quote_terms) / len(analysis.subject)
@@ -240,6 +271,11 @@ def _judge(context: _Context, item: Evidence, unit: Unit, before_unit: Unit | No
         return None
     cues = set(analysis.cues)
     cue = 1.0 if cues & own else CUE_NEARBY if cues & before else 0.0
+    if cue == 1.0 and analysis.answer_type in CUED_TYPES:
+        # "… has been supported by SQLite since version 3.35.0" answers "Starting with which release
+        # can statements hand back the modified rows": a value of the asked type, in the words such
+        # answers use, about the subject, need not repeat the rest of the question.
+        share += CUE_CREDIT
     score = 0.45 * context.weights.share(placed) + 0.15 * subject + 0.25 * cue
     score += 0.15 * (item.score / context.best_score)
     return _Candidate(item, unit, (unit.start + span[0], unit.start + span[1]), share, score)
@@ -310,7 +346,7 @@ def read_extractive(
     bar = STATEMENT_BAR if is_statement(subquestion.text) else FOCUS_BAR
     spans: list[AnswerSpan] = []
     for analysis in readings:
-        found = _candidates(analysis, evidence, avoid or {}, vocabulary, bar == STATEMENT_BAR)
+        found = _candidates(analysis, evidence, avoid or {}, vocabulary, bar == STATEMENT_BAR, common)
         # A whole sentence answers a yes/no question or asks for an explanation: a few of them may.
         loose = analysis.answer_type not in STRICT_TYPES and len(readings) == 1
         wanted, second = (MAX_LOOSE_ANSWERS, SECOND_LOOSE_ANSWER) if loose else (limit, SECOND_ANSWER)
@@ -336,7 +372,7 @@ def answering_pieces(
     ranked: dict[int, float] = {}
     vocabulary = dimension_vocabulary(dimensions_of(subquestion))
     for analysis in readings_of(subquestion, question, evidence, common):
-        for candidate in _candidates(analysis, evidence, {}, vocabulary):
+        for candidate in _candidates(analysis, evidence, {}, vocabulary, common=common):
             if candidate.focus >= FOCUS_BAR:
                 ranked[candidate.item.id] = max(ranked.get(candidate.item.id, 0.0), candidate.score)
     return sorted(ranked, key=lambda i: (-ranked[i], i))[:limit]

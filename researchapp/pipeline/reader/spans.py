@@ -21,6 +21,9 @@ from researchapp.pipeline.text.quantities import extract_quantities
 from researchapp.pipeline.text.tokens import Span, tokenize
 
 _VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+){0,2}(?![\w]|\.\d)")
+_NAMED_VERSION = re.compile(
+    r"(?:(?<=\bversion )|(?<=\brelease ))v?\d+\.\d+(?:\.\d+){0,2}(?![\w]|\.\d)", re.IGNORECASE
+)
 _DATE = re.compile(
     r"\b\d{4}-\d{2}-\d{2}\b|\b(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?\s+\d{1,2},?\s+\d{4}\b|"
@@ -97,10 +100,11 @@ def quantity_span(text: str, unit: str, *, years: bool = False) -> Span | None:
 
 def version_span(text: str, analysis: QuestionAnalysis) -> Span | None:
     """A version number, or a date; one the question itself names ("newer than 3.32.0") is not an answer."""
-    wanted = (
-        [_VERSION, _DATE] if "version" in analysis.terms or "release" in analysis.terms else [_DATE, _VERSION]
-    )
+    asks_release = analysis.unit == "version" or {"version", "release"} & set(analysis.terms)
+    wanted = [_VERSION, _DATE] if asks_release else [_DATE, _VERSION]
     asked = set(analysis.terms)
+    # "since version 3.35.0 (2021-03-12)": the number the sentence calls a version or release is it.
+    wanted.insert(0, _NAMED_VERSION)
     for pattern in wanted:
         for match in pattern.finditer(text):
             if not set(tokenize(match.group())) <= asked:

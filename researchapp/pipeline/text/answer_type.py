@@ -56,7 +56,7 @@ class QuestionAnalysis:
     answer_type: AnswerType
     focus: tuple[str, ...]  # terms of what is asked of the subject
     subject: tuple[str, ...]  # terms of the names it is about
-    unit: str = ""  # "percent", "money", "time", "byte" or "": what a quantity must be counted in
+    unit: str = ""  # "percent", "money", "time", "byte" or "": a quantity's unit; "version": which release
     cues: tuple[str, ...] = ()  # terms a sentence stating this kind of answer tends to use
     chinese: bool = False
     head: tuple[str, ...] = ()  # what the answer is ("Which Android release" → android): it must be near
@@ -227,7 +227,14 @@ def _plural_head(text: str) -> bool:
     return len(head) > 3 and head.endswith("s") and not head.endswith(("ss", "us", "is"))
 
 
+_RELEASE_WORDS = re.compile(r"\b(?:versions?|releases?)\b|版本", re.IGNORECASE)
+
+
 def unit_of(text: str, answer_type: AnswerType) -> str:
+    """What the answer is counted or written in: a quantity's unit, or "version" for a question
+    asking which version or release (a date answers "when")."""
+    if answer_type is AnswerType.VERSION:
+        return "version" if _RELEASE_WORDS.search(text) else ""
     if answer_type not in (AnswerType.QUANTITY, AnswerType.LIMIT):
         return ""
     if _PERCENT_WORDS.search(text):
