@@ -72,6 +72,15 @@ _CODE_BEFORE = re.compile(r"(?:\w\(|[=≥≤<>/*+^-]\s?|[\w'\"])$")
 _CODE_AFTER = re.compile(r"^(?:\s?[/*+^]|-\d|\w|['\"])")
 
 
+# A four-digit number is a year where a date's words lead to it ("in 2000", "since 1998"), not in
+# "The default setting for SQLITE_MAX_COLUMN is 2000".
+_YEAR_BEFORE = re.compile(
+    r"(?:\b(?:in|since|until|till|by|from|during|before|after|year|circa|around|of|early|late|mid|to|and)"
+    r"|[–-]|年)\s*$",
+    re.IGNORECASE,
+)
+
+
 def stated(text: str, start: int, end: int) -> bool:
     """The figure at ``text[start:end]`` stands as a value, not inside code or a formula."""
     return not _CODE_BEFORE.search(text[max(0, start - 2) : start]) and not _CODE_AFTER.match(
@@ -83,7 +92,8 @@ def quantity_span(text: str, unit: str, *, years: bool = False) -> Span | None:
     """The first figure of ``text`` counted in ``unit`` ("" takes any number but a year), stated
     as a value (not inside code or a formula)."""
     for quantity in extract_quantities(text):
-        if (quantity.kind == "year" and not years) or not stated(text, quantity.start, quantity.end):
+        dated = quantity.kind == "year" and _YEAR_BEFORE.search(text[: quantity.start])
+        if (dated and not years) or not stated(text, quantity.start, quantity.end):
             continue
         if unit == "percent" and quantity.kind != "percent":
             continue

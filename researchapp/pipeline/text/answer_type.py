@@ -56,7 +56,8 @@ class QuestionAnalysis:
     answer_type: AnswerType
     focus: tuple[str, ...]  # terms of what is asked of the subject
     subject: tuple[str, ...]  # terms of the names it is about
-    unit: str = ""  # "percent", "money", "time", "byte" or "": a quantity's unit; "version": which release
+    # "percent", "money", "time", "byte", "count" (any figure) or "": a quantity's unit; "version": which release
+    unit: str = ""
     cues: tuple[str, ...] = ()  # terms a sentence stating this kind of answer tends to use
     chinese: bool = False
     head: tuple[str, ...] = ()  # what the answer is ("Which Android release" → android): it must be near
@@ -123,6 +124,8 @@ _TIME_WORDS = _rx(
     r"\b(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|\bhow\s+long\b|多久|多长时间"
 )
 _BYTE_WORDS = _rx(r"\bbytes?\b|\b(?:kib|mib|gib|kb|mb|gb)\b|字节")
+# "多少列", "几个": a Chinese question asking how many, whose words do not survive translation.
+_COUNT_WORDS_ZH = _rx(r"多少|几[个种项列行次]|多大|多长|多高")
 
 _ASKING = frozenset(
     """what which who whom whose when where why how many much does did do is are was were has have had can
@@ -243,7 +246,9 @@ def unit_of(text: str, answer_type: AnswerType) -> str:
         return "money"
     if _TIME_WORDS.search(text):
         return "time"
-    return "byte" if _BYTE_WORDS.search(text) else ""
+    if _BYTE_WORDS.search(text):
+        return "byte"
+    return "count" if _COUNT_WORDS_ZH.search(text) else ""
 
 
 def name_terms(text: str) -> list[str]:
