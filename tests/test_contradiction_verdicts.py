@@ -1,12 +1,18 @@
-"""Answers to an asked yes-or-no question, and passages paired by the question they answer
-(``text.contradiction.verdicts``, ``pairs``), on fixtures of our own: code paths, not quality
+"""Answers to an asked yes-or-no question, passages paired by the question they answer, a denied
+value's two sides, and the search for an answer's other side (``text.contradiction.verdicts``,
+``pairs``, ``analyser.disputes``, ``collector.other_side``), on fixtures of our own: code paths, not quality
 (quality is measured on third-party cases by ``bench/conflict_judges.py``)."""
 
 from __future__ import annotations
 
-from researchapp.pipeline.text.contradiction import Pair, Side, judge_pair
+from dataclasses import replace
+
+from researchapp.pipeline.analyser.disputes import find_disputes
+from researchapp.pipeline.collector.other_side import other_side_queries
+from researchapp.pipeline.text.contradiction import Pair, RuleJudge, Side, judge_pair
 from researchapp.pipeline.text.contradiction.pairs import candidate_pairs
 from researchapp.pipeline.text.contradiction.statements import statements_of
+from researchapp.pipeline.values import Evidence, Passage, SubQuestion, UsageLog
 
 LABELS = "Does the colour of a Brackwell seed label show the farm of origin?"
 
@@ -94,3 +100,35 @@ def test_figures_of_passages_paired_only_by_the_question_are_not_compared() -> N
     pairs = candidate_pairs([pilots, medics])
     assert all(p.bridged for p in pairs)
     assert [judge_pair(p) for p in pairs if judge_pair(p) is not None] == []
+
+
+def test_a_value_one_side_gives_and_the_other_denies_is_a_dispute_with_two_sides() -> None:
+    # given a post that dates the opening and a page that denies that year (same words, "1998")
+    said, denied = "Quillby News: the Dunmore bridge was opened in 1998.", "It opened in 2001, not 1998."
+    post = Evidence(1, 1, 1, 0, len(said), said, 1.0, cluster="a")
+    page = Evidence(2, 2, 1, 0, len(denied), denied, 1.0, cluster="b")
+    question = {1: "When was the Dunmore bridge opened?"}
+    # when the task's passages are judged
+    (dispute,) = find_disputes([post, page], RuleJudge(), questions=question, usage=UsageLog())
+    # then each passage is on its own side (not both on one, which leaves no dispute at all)
+    assert [s.evidence_id for s in dispute.first] == [1]
+    assert [s.evidence_id for s in dispute.second] == [2]
+    assert dispute.kind == "date"
+
+
+def test_the_figures_and_years_of_the_first_answers_are_searched_for_their_other_side() -> None:
+    subquestion = SubQuestion(
+        1, "How much was the Quillby ferry ticket sold for?", ("quillby ferry ticket price",)
+    )
+    sold = "Harbour News: the Quillby ferry ticket was sold for Rs4,500 in 2019."
+    passage = Passage(1, 0, len(sold), sold, 1.0)
+    queries = other_side_queries(subquestion, [passage], question=subquestion.text)
+    # the figure as digits ("Rs4,500" is "4500"), and the year, each with the question's terms
+    assert [q.split()[0] for q in queries] == ["4500", "2019"]
+    assert all("ferry" in q for q in queries)
+    # a passage below the bar, or one holding none of the question's terms, gives none
+    assert (
+        other_side_queries(subquestion, [replace(passage, clears_bar=False)], question=subquestion.text) == ()
+    )
+    unrelated = Passage(2, 0, 36, "Pasta cooks in 4500 seconds at most.", 1.0)
+    assert other_side_queries(subquestion, [unrelated], question=subquestion.text) == ()

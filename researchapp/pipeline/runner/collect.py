@@ -14,6 +14,7 @@ from researchapp.models import Event, Evidence, ResearchTask, Source, Stage, Sub
 from researchapp.pipeline.collector import Collector
 from researchapp.pipeline.collector.clusters import cluster_sources, density
 from researchapp.pipeline.collector.hops import bridge_queries, select_with_hops
+from researchapp.pipeline.collector.other_side import other_side_queries
 from researchapp.pipeline.collector.passages import select_passages
 from researchapp.pipeline.runner.progress import ProgressRecorder
 from researchapp.pipeline.runner.rows import record_warnings, source_value, subquestion_value
@@ -145,11 +146,14 @@ def collect_bridges(
 
     A question that leads through an entity it does not name is answered by a page the first
     searches may not find; its name is in the first round's passages (``hops.bridge_queries``).
+    A source that disputes the first passages' answer names its figure or year: that is searched
+    too (``other_side.other_side_queries``).
     """
     value = subquestion_value(subquestion, round_no=round_no)
     sources = [source_value(s) for s in gathered_sources(subquestion)]
     first = select_passages(value, sources, question=task.question)
     queries = bridge_queries(value, first, question=task.question)
+    queries += tuple(q for q in other_side_queries(value, first, question=task.question) if q not in queries)
     if not queries:
         return []
     bridge = replace(value, queries=queries)
