@@ -114,3 +114,37 @@ def test_a_post_without_a_full_stop_is_stated_not_failed_at_writing(tmp_path):
     assert any(
         "opened to passengers" in c["text"] for c in data["report"]["claims"] if c["section"] != "disputed"
     )
+
+
+def test_a_denial_is_filed_though_the_question_asks_what_was_said_not_yes_or_no(tmp_path):
+    # given a claim and a page that denies it, asked as "what did they say" (a question whose
+    # answer type is not yes or no, so a denial is not the kind of value it asks for)
+    root = tmp_path / "claims"
+    root.mkdir()
+    (root / "claim.txt").write_text(
+        "Quillby Post: the Greywater Point lighthouse was sold to a hotel chain by the harbour board.",
+        encoding="utf-8",
+    )
+    (root / "denial.txt").write_text(
+        "The harbour board said the Greywater Point lighthouse was not sold to a hotel chain.",
+        encoding="utf-8",
+    )
+    (root / "pasta.txt").write_text(OTHER, encoding="utf-8")
+    out = tmp_path / "out.json"
+    question = (
+        "What did the harbour board say about the sale of the Greywater Point lighthouse to a hotel chain?"
+    )
+    call_command(
+        "research", question, "--corpus", str(root), "--auto-approve", "--json", str(out),
+        stdout=StringIO(), stderr=StringIO(),
+    )  # fmt: skip
+    task = ResearchTask.objects.get()
+    # then the two documents are one conflict finding, of the negation kind, for review
+    assert task.status == ResearchTask.Status.APPROVED, task.failure_reason
+    (conflict,) = Finding.objects.filter(task=task, status=FindingStatus.CONFLICT)
+    assert conflict.disagreement["kind"] == "negation"
+    files = {
+        link.evidence.source.url.rsplit("/", 1)[-1]
+        for link in conflict.links.select_related("evidence__source")
+    }
+    assert {"claim.txt", "denial.txt"} <= {name.split("#")[0] for name in files}

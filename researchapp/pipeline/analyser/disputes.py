@@ -136,13 +136,19 @@ def _dispute(members: Sequence[Judgement]) -> Dispute:
     sides: dict[str, dict[Place, Side]] = {"a": {}, "b": {}}
     spans: dict[Place, tuple[Span, ...]] = {}
     for judgement in members:
+        # A value one side gives and the other denies ("in 2013" / "not 2013") is the same words on
+        # both sides: the pair's order, not the words, says which side each passage is on.
+        alike = _words(judgement.pair.first, judgement.first_spans) == _words(
+            judgement.pair.second, judgement.second_spans
+        )
         for side, side_spans in (
             (judgement.pair.first, judgement.first_spans),
             (judgement.pair.second, judgement.second_spans),
         ):
             own = _words(side, side_spans)
             other_first = side is judgement.pair.first
-            which = "a" if (own == first_words if own and first_words else other_first) else "b"
+            by_words = own and first_words and not alike
+            which = "a" if (own == first_words if by_words else other_first) else "b"
             sides[which].setdefault(side.place, side)
             spans[side.place] = tuple(sorted(set(spans.get(side.place, ()) + tuple(side_spans))))
     first = tuple(sorted(sides["a"].values(), key=_rank))

@@ -12,13 +12,16 @@ from researchapp.core.messages import gettext_noop, message
 from researchapp.core.urls import normalize_url
 from researchapp.models import Event, Evidence, ResearchTask, Source, Stage, SubQuestion
 from researchapp.pipeline.collector import Collector
+from researchapp.pipeline.collector.answering import with_answer_passages
 from researchapp.pipeline.collector.clusters import cluster_sources, density
 from researchapp.pipeline.collector.hops import bridge_queries, select_with_hops
-from researchapp.pipeline.collector.passages import select_passages
+from researchapp.pipeline.collector.other_side import other_side_queries
+from researchapp.pipeline.collector.passages import PassagePool, select_passages
 from researchapp.pipeline.runner.progress import ProgressRecorder
 from researchapp.pipeline.runner.rows import record_warnings, source_value, subquestion_value
 from researchapp.pipeline.runner.wiring import collector_for, local_corpus
 from researchapp.pipeline.text.answer_type import common_terms
+from researchapp.pipeline.text.salience import asked_of
 from researchapp.pipeline.values import CollectResult
 from researchapp.providers.base import Document
 
@@ -145,11 +148,25 @@ def collect_bridges(
 
     A question that leads through an entity it does not name is answered by a page the first
     searches may not find; its name is in the first round's passages (``hops.bridge_queries``).
+    A source that disputes the first passages' answer names its figure or year: that is searched
+    too (``other_side.other_side_queries``).
     """
     value = subquestion_value(subquestion, round_no=round_no)
     sources = [source_value(s) for s in gathered_sources(subquestion)]
     first = select_passages(value, sources, question=task.question)
     queries = bridge_queries(value, first, question=task.question)
+    # the passages a reader finds to state an answer count too: their figures are the answer's
+    answers = with_answer_passages(
+        PassagePool.of(tuple(sources)),
+        value,
+        first,
+        asked=asked_of(value, task.question),
+        question=task.question,
+        common=corpus_common_terms(task),
+    )
+    queries += tuple(
+        q for q in other_side_queries(value, answers, question=task.question) if q not in queries
+    )
     if not queries:
         return []
     bridge = replace(value, queries=queries)

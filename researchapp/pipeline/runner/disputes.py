@@ -156,7 +156,10 @@ def conflicts_of(
         if len({(e.source_id, e.start, e.end) for e in linked}) < len(dispute.sides):
             continue  # a side could not be stored
         homes = sorted({e.subquestion_id for e in linked if e.subquestion_id in known}, key=order.get)
-        homes = [i for i in homes if asks_about(dispute, known[i])]
+        # Filed under a sub-question that asks about its kind of value when one does; else under its
+        # first: sources that disagree are for review whatever was asked (a denial of what a
+        # "what was said" question's source says), though it answers no question of another kind.
+        homes = [i for i in homes if asks_about(dispute, known[i])] or homes
         if not homes:
             continue
         home = next((known[i] for i in homes if in_scope(dispute, known[i])), known[homes[0]])

@@ -6,24 +6,46 @@ disagreement is for a person to review, while clusters only say how much agreeme
 
 A pair is two passages of different sources that share at least ``MIN_SHARED`` topic roots (the
 subject and what is said of it; a shared name or a shared figure of three digits or more counts
-twice). Evidence is paired with evidence, and with passages of the task's
-other opened sources (``pool``): a page whose passage states the asked fact in other words may
-not have cleared the relevance bar, yet it is the other side of a disagreement with one that did.
+twice), or that share one of the question's terms and each hold two of them (``bridged``: only
+one denying the other counts there). Evidence is paired with evidence, and with passages of the
+task's other opened sources (``pool``): a page whose passage states the asked fact in other words
+may not have cleared the relevance bar, yet it is the other side of a disagreement with one that
+did.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 
+from researchapp.pipeline.text.contradiction.focus import focus_of
+from researchapp.pipeline.text.contradiction.typed import asked_in
 from researchapp.pipeline.text.contradiction.values import Pair, Side
 
 MIN_SHARED = 2
+MIN_ASKED = 2  # or: one shared term of the question, and each passage holds this many of them
 MAX_PAIRS = 400  # a task's pairs, most shared words first: the judges' work stays bounded
 
 
 def _overlaps(a: Side, b: Side) -> bool:
     return a.source_id == b.source_id and a.start < b.end and b.start < a.end
+
+
+def _asked_terms(side: Side) -> frozenset[str]:
+    """The question's terms the passage holds (meeting by their first letters, as ``typed`` reads them)."""
+    focus = focus_of(side.question)
+    return frozenset(asked_in(side.topic, focus)) if focus.roots else frozenset()
+
+
+def _both_answer(first: Side, second: Side, asked: frozenset[str]) -> bool:
+    """Two passages that share one of the question's terms and each hold ``MIN_ASKED`` of them
+    answer one question, however few other words they share ("revenues to the Treasury increase
+    after we lowered taxes" / "total revenue ... has actually fallen")."""
+    if len(asked) < MIN_ASKED:
+        return False
+    theirs = _asked_terms(replace(second, question=first.question))
+    return len(theirs) >= MIN_ASKED and bool(asked & theirs & first.topic & second.topic)
 
 
 def distinct_passages(sides: Sequence[Side]) -> list[Side]:
@@ -60,15 +82,16 @@ def candidate_pairs(evidence: Sequence[Side], pool: Sequence[Side] = ()) -> list
                 if other.source_id != first.source_id:
                     counts[other.place] += 2 if term.startswith("value:") else 1
                     others[other.place] = other
+        asked = _asked_terms(first)
         for place, count in counts.items():
-            if count < MIN_SHARED:
-                continue
             second = others[place]
+            if count < MIN_SHARED and not _both_answer(first, second, asked):
+                continue
             key = tuple(sorted((first.place, second.place)))
             if key in found:
                 continue
             shared = tuple(sorted(topics[first.place] & topics[second.place]))
-            found[key] = Pair(first, second, shared)
+            found[key] = Pair(first, second, shared, bridged=count < MIN_SHARED)
     ranked = sorted(
         found.values(),
         key=lambda p: (-len(p.shared), -(p.first.score + p.second.score), p.first.place, p.second.place),

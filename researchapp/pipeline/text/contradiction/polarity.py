@@ -43,7 +43,7 @@ _ADVERBS = frozenset(
 )
 # A negation bounded by a condition ("cannot be read until the writer commits") denies nothing flatly.
 _CONDITION = re.compile(r"\b(?:until|unless|as long as|except (?:when|if|for))\b", re.IGNORECASE)
-_VERDICT = re.compile(r"^\W*(?:no|false|fake|wrong|incorrect|untrue)\b[\s,.:;!-]", re.IGNORECASE)
+VERDICT = re.compile(r"^\W*(?:no|false|fake|wrong|incorrect|untrue)\b[\s,.:;!-]", re.IGNORECASE)
 
 
 def _negated(statement: Statement) -> dict[str, tuple[Span, int]]:
@@ -125,7 +125,7 @@ def negated_predicate(
     question (``polar``) or opens as a verdict ("No, ..."), and subject and object both meet."""
     for first, second, flipped in ((a, b, False), (b, a, True)):
         negated = _negated(first)
-        if not negated or (not polar and not _VERDICT.match(first.sentence)) or _negated(second):
+        if not negated or (not polar and not VERDICT.match(first.sentence)) or _negated(second):
             continue
         for word_root, (span, cue) in negated.items():
             subject, rest = _sides_of(first, cue)

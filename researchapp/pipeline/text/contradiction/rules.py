@@ -39,6 +39,7 @@ from researchapp.pipeline.text.contradiction.typed import (
     typed_figures,
 )
 from researchapp.pipeline.text.contradiction.values import CONTRADICT, Judgement, Pair
+from researchapp.pipeline.text.contradiction.verdicts import polar_answers
 from researchapp.pipeline.text.tokens import Span
 from researchapp.pipeline.values import UsageLog
 
@@ -176,17 +177,29 @@ def passages_of(pair: Pair) -> Passages:
     )
 
 
+def _sentences(x: Statement, y: Statement, pair: Pair, context: Passages) -> Found | None:
+    found = _denied(x, y)
+    shared = aligned_sentences(x, y, context.focus)
+    if not found and shared:
+        found = _kind_of(x, y, shared, pair, context)
+    return found or _typed(x, y, pair, context)
+
+
+def _bridged(x: Statement, y: Statement, context: Passages) -> Found | None:
+    """Two passages paired only by the question they answer: one side denying the other counts."""
+    shared = aligned_sentences(x, y, context.focus)
+    return _polarity(x, y, shared, context) if shared else None
+
+
 def judge_pair(pair: Pair) -> Judgement | None:
     """A contradiction between the two passages, sentence by sentence; ``None`` if none is seen."""
     context = passages_of(pair)
     for x in context.a:
         for y in context.b:
-            found = _denied(x, y)
-            shared = aligned_sentences(x, y, context.focus)
-            if not found and shared:
-                found = _kind_of(x, y, shared, pair, context)
+            found = _bridged(x, y, context) if pair.bridged else _sentences(x, y, pair, context)
             if not found:
-                found = _typed(x, y, pair, context)
+                verdict = polar_answers(x, y, context.focus)
+                found = ("negation", "polar-answer", *verdict) if verdict else None
             if found:
                 kind, rule, first, second = found
                 reason = _reason(kind, pair, first, second)

@@ -99,7 +99,14 @@ class Statement:
         return len(self.words)
 
 
-def _word(token: Token) -> Word:
+# A short word's plural in "-es" ("taxes", "boxes"): the tokenizer folds only the "s" away.
+_SIBILANT_PLURAL = re.compile(r"[a-z]{1,3}(?:x|z|ch|sh|ss)es", re.IGNORECASE)
+
+
+def _word(token: Token, text: str) -> Word:
+    written = text[token.start : token.end]
+    if _SIBILANT_PLURAL.fullmatch(written) and token.text == written[:-1].lower():
+        return Word(written[:-2].lower(), token.start, token.end)  # "taxes" and "tax": one word
     return Word(root(token.text), token.start, token.end)
 
 
@@ -125,7 +132,7 @@ _ALIAS = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in _ALIA
 
 def _words(text: str) -> list[Word]:
     aliases = [Word(m.lastgroup or "", m.start(), m.end()) for m in _ALIAS.finditer(text)]
-    words = [_word(t) for t in tokenize_spans(text)]
+    words = [_word(t, text) for t in tokenize_spans(text)]
     words += [Word("own", m.start(), m.end()) for m in _KEPT.finditer(text)]
     taken = {w.start for w in words}
     words += [

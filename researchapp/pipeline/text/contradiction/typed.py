@@ -49,11 +49,11 @@ def answers_the_question(
     when its passage (``passage``: the passage's and its short document's topic roots) holds
     enough: "introduced legislation on Thursday (March 19, 2020)" beside "dubbed the CARES Act"."""
     needed = min(least, len(focus.roots))
-    held = len(_asked_in(statement.topic, focus))
-    return needed > 0 and (held >= needed or (held >= 1 and len(_asked_in(passage, focus)) >= needed))
+    held = len(asked_in(statement.topic, focus))
+    return needed > 0 and (held >= needed or (held >= 1 and len(asked_in(passage, focus)) >= needed))
 
 
-def _asked_in(roots: frozenset[str], focus: Focus) -> set[str]:
+def asked_in(roots: frozenset[str], focus: Focus) -> set[str]:
     """The question's terms among ``roots``; a word meets a term it shares its first
     ``PREFIX`` letters with ("Indian" and "India", "immigrants" and "immigration")."""
     prefixes = {r[:PREFIX] for r in roots if len(r) >= PREFIX}
@@ -63,7 +63,7 @@ def _asked_in(roots: frozenset[str], focus: Focus) -> set[str]:
 def _asked_near(statement: Statement, span: Span, focus: Focus) -> bool:
     """A term of the question stands in the value's clause: the value is what the clause asks of."""
     start, end = clause_of(statement, span[0])
-    return bool(_asked_in(frozenset(w.root for w in statement.words if start <= w.start < end), focus))
+    return bool(asked_in(frozenset(w.root for w in statement.words if start <= w.start < end), focus))
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,9 @@ class Pair:
     first: Side
     second: Side
     shared: tuple[str, ...] = ()  # the words that say they are about one thing
+    # Paired only because both answer the question (one shared term of it): figures, dates and
+    # names of two such passages may measure two things, so only one denying the other counts.
+    bridged: bool = False
 
     @property
     def question(self) -> str:
