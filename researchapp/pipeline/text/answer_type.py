@@ -56,7 +56,7 @@ class QuestionAnalysis:
     answer_type: AnswerType
     focus: tuple[str, ...]  # terms of what is asked of the subject
     subject: tuple[str, ...]  # terms of the names it is about
-    # a quantity's unit ("percent", "money", "time", "byte", "count": any figure, ""); "version": which release
+    # a quantity's unit ("percent", "money", "time", "byte", "count", ""); "version": which release
     unit: str = ""
     cues: tuple[str, ...] = ()  # terms a sentence stating this kind of answer tends to use
     chinese: bool = False
