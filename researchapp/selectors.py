@@ -99,7 +99,9 @@ def task_list_for(user, page: str | int | None = 1) -> Page:
             n_needing_review=count_of(Finding.objects.filter(task=task).needing_review()),
         )
     )
-    return Paginator(tasks, TASK_LIST_LENGTH).get_page(page)
+    listed = Paginator(tasks, TASK_LIST_LENGTH).get_page(page)
+    listed.object_list = list(listed.object_list)  # read once: the view keys its cached rows on them
+    return listed
 
 
 WORKER_COMMAND = "celery -A researchapp worker --loglevel=INFO"
@@ -231,6 +233,15 @@ def task_detail(task_id: int, user) -> TaskDetail:
         waiting=waiting_for(task),
         collecting=collecting,
     )
+
+
+def live_claims(task: ResearchTask) -> list:
+    """Who holds which of the task's review items (its plan, its report, its findings) and until when:
+    only a task at a gate has any."""
+    if not task.is_awaiting_review:
+        return []
+    claims = task.claims.filter(expires_at__gt=timezone.now()).select_related("analyst")
+    return list(claims.order_by("finding_id", "id"))
 
 
 WARNINGS_GROUPED = 500  # the latest warnings read to group; the heading counts them all
