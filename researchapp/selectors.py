@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, IntegerField, Max, OuterRef, QuerySet, Subquery
+from django.db.models import Count, IntegerField, Max, OuterRef, QuerySet, Subquery, Window
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -99,9 +99,28 @@ def task_list_for(user, page: str | int | None = 1) -> Page:
             n_needing_review=count_of(Finding.objects.filter(task=task).needing_review()),
         )
     )
-    listed = Paginator(tasks, TASK_LIST_LENGTH).get_page(page)
-    listed.object_list = list(listed.object_list)  # read once: the view keys its cached rows on them
-    return listed
+    return counted_page(tasks, TASK_LIST_LENGTH, page)  # its rows read: the view keys its cache on them
+
+
+def counted_page(rows: QuerySet, per_page: int, number: str | int | None) -> Page:
+    """``Paginator(rows, per_page).get_page(number)`` in one query instead of two: each row of the page
+    carries the count of all rows (a window function, counted before LIMIT). A page past the last, which
+    reads no row, is left to ``get_page``: counted, and the last page read. The page's rows are a list."""
+    paginator = Paginator(rows, per_page)
+    try:
+        wanted = max(1, int(number or 1))
+    except (TypeError, ValueError):
+        wanted = 1
+    start = (wanted - 1) * per_page
+    read = list(rows.annotate(rows_in_all=Window(Count("pk")))[start : start + per_page])
+    if not read:
+        page = paginator.get_page(number)
+        page.object_list = list(page.object_list)
+        return page
+    paginator.count = read[0].rows_in_all
+    page = paginator.page(wanted)
+    page.object_list = read
+    return page
 
 
 WORKER_COMMAND = "celery -A researchapp worker --loglevel=INFO"

@@ -62,9 +62,11 @@ def review_queue(request: HttpRequest) -> HttpResponse:
         "here": request.get_full_path(),
         "claim_minutes": claims.claim_minutes(),
     }
-    page, rows = context["queue"].page, context["queue"].rows
-    ages = [waited(row.waiting_since) for row in rows]  # "waiting 5 minutes" moves on by itself
-    shown = (rows, ages, filters, page.number, page.paginator.count, context["here"], request.user.pk)
+    queue = context["queue"]
+    shown = queue.shown()
+    ages = [waited(row[5]) for row in shown]  # "waiting 5 minutes" moves on by itself
+    page = queue.page
+    shown = (shown, ages, filters, page.number, page.paginator.count, context["here"], request.user.pk)
     context["rows_key"] = rows_key("queue", *shown)
     return render(request, "review_queue.html", context)
 
