@@ -46,11 +46,14 @@ def _task_list_page(
         (t.pk, t.question, t.owner.get_username(), t.status, t.n_sources, t.n_needing_review, t.created_at)
         for t in tasks
     ]
+    submit = can_submit(request.user)
     context = {
         "form": form,
+        # The blank form (a GET) is the same for everyone who may submit: its widgets are rendered once.
+        "form_key": "" if form.is_bound else f"blank:{submit}:{bool(demo)}",
         "tasks": tasks,
         "rows_key": rows_key("tasks", shown, tasks.number, tasks.paginator.count, is_analyst(request.user)),
-        "can_submit": can_submit(request.user),
+        "can_submit": submit,
         "demo_question": selectors.demo_question() if demo is None else demo,
     }
     return render(request, "task_list.html", context, status=status)

@@ -52,10 +52,10 @@ class CachedFragmentNode(template.Node):
 def cachedfragment(parser: template.base.Parser, token: template.base.Token) -> CachedFragmentNode:
     """``{% cachedfragment "name" key %}…{% endcachedfragment %}``: the block as rendered for ``key``,
     in the reader's language and time zone and the desk's configuration (profile, engine, search), from
-    the cache; rendered (and stored) when it is not there, and always when ``key`` is empty. The key is the view's to make: it must change whenever anything
-    the block shows does (``web.fragment_key``), and nothing in the block may differ between readers
-    but the CSRF token of its forms, which each request gets its own of. Variables only the block uses
-    can be lazy: on a hit they are never read."""
+    the cache; rendered (and stored) when it is not there, and always when ``key`` is empty. The key is
+    the view's to make: it must change whenever anything the block shows does (``web.fragment_key``),
+    and nothing in the block may differ between readers but the CSRF token of its forms, which each
+    request gets its own of. Variables only the block uses can be lazy: on a hit they are never read."""
     bits = token.split_contents()
     if len(bits) != 3:
         raise template.TemplateSyntaxError(f"{bits[0]} takes a quoted name and a key")
