@@ -230,3 +230,22 @@ def test_it_shows_a_deep_tasks_trace_in_constant_queries(analyst, researcher):
     page = client.get(reverse("task_detail", args=[big.task.pk])).content.decode()
     assert page.count('data-testid="trace-step"') == 12
     assert f'href="/evidence/{big.evidence[1].pk}/"' in page
+
+
+def test_a_page_of_tasks_is_one_query_and_a_page_past_the_last_is_the_last(analyst, monkeypatch):
+    # given five tasks listed two a page
+    monkeypatch.setattr("researchapp.selectors.TASK_LIST_LENGTH", 2)
+    tasks = [TaskFactory(owner=analyst) for _ in range(5)]
+    from researchapp.selectors import task_list_for
+
+    # then a page reads its rows and the count of all in one query
+    with CaptureQueriesContext(connection) as captured:
+        second = task_list_for(analyst, "2")
+        assert [t.pk for t in second] == [tasks[2].pk, tasks[1].pk]
+        assert (second.number, second.paginator.count, second.paginator.num_pages) == (2, 5, 3)
+    read_tasks = [q["sql"] for q in captured.captured_queries if "researchapp_researchtask" in q["sql"]]
+    assert len(read_tasks) == 1  # (the other asks for the user's groups: a request's user has them)
+    # and a page past the last is the last, a page that is no number the first
+    assert [t.pk for t in task_list_for(analyst, "9")] == [tasks[0].pk]
+    assert task_list_for(analyst, "9").number == 3
+    assert task_list_for(analyst, "two").number == 1
