@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, IntegerField, Max, OuterRef, QuerySet, Subquery
+from django.db.models import Count, IntegerField, Max, OuterRef, QuerySet, Subquery, Window
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -99,7 +99,28 @@ def task_list_for(user, page: str | int | None = 1) -> Page:
             n_needing_review=count_of(Finding.objects.filter(task=task).needing_review()),
         )
     )
-    return Paginator(tasks, TASK_LIST_LENGTH).get_page(page)
+    return counted_page(tasks, TASK_LIST_LENGTH, page)  # its rows read: the view keys its cache on them
+
+
+def counted_page(rows: QuerySet, per_page: int, number: str | int | None) -> Page:
+    """``Paginator(rows, per_page).get_page(number)`` in one query instead of two: each row of the page
+    carries the count of all rows (a window function, counted before LIMIT). A page past the last, which
+    reads no row, is left to ``get_page``: counted, and the last page read. The page's rows are a list."""
+    paginator = Paginator(rows, per_page)
+    try:
+        wanted = max(1, int(number or 1))
+    except (TypeError, ValueError):
+        wanted = 1
+    start = (wanted - 1) * per_page
+    read = list(rows.annotate(rows_in_all=Window(Count("pk")))[start : start + per_page])
+    if not read:
+        page = paginator.get_page(number)
+        page.object_list = list(page.object_list)
+        return page
+    paginator.count = read[0].rows_in_all
+    page = paginator.page(wanted)
+    page.object_list = read
+    return page
 
 
 WORKER_COMMAND = "celery -A researchapp worker --loglevel=INFO"
@@ -231,6 +252,15 @@ def task_detail(task_id: int, user) -> TaskDetail:
         waiting=waiting_for(task),
         collecting=collecting,
     )
+
+
+def live_claims(task: ResearchTask) -> list:
+    """Who holds which of the task's review items (its plan, its report, its findings) and until when:
+    only a task at a gate has any."""
+    if not task.is_awaiting_review:
+        return []
+    claims = task.claims.filter(expires_at__gt=timezone.now()).select_related("analyst")
+    return list(claims.order_by("finding_id", "id"))
 
 
 WARNINGS_GROUPED = 500  # the latest warnings read to group; the heading counts them all

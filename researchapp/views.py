@@ -11,6 +11,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -22,10 +23,10 @@ from researchapp.exports.markdown import render_markdown
 from researchapp.exports.pdf import PdfRenderError, render_pdf
 from researchapp.forms import SubmitForm
 from researchapp.models import IllegalTransition, StaleState
-from researchapp.permissions import can_submit
+from researchapp.permissions import can_submit, is_analyst
 from researchapp.services import audit, submission
 from researchapp.services.quota import QuotaReached
-from researchapp.web import HtmxHttpRequest, error_text, with_nav_count
+from researchapp.web import HtmxHttpRequest, error_text, fragment_key, rows_key, with_nav_count
 
 # --- tasks ----------------------------------------------------------------------------------------
 
@@ -40,10 +41,19 @@ def task_list(request: HttpRequest) -> HttpResponse:
 def _task_list_page(
     request: HttpRequest, form: SubmitForm, status: int = 200, demo: str | None = None
 ) -> HttpResponse:
+    tasks = selectors.task_list_for(request.user, request.GET.get("page"))
+    shown = [
+        (t.pk, t.question, t.owner.get_username(), t.status, t.n_sources, t.n_needing_review, t.created_at)
+        for t in tasks
+    ]
+    submit = can_submit(request.user)
     context = {
         "form": form,
-        "tasks": selectors.task_list_for(request.user, request.GET.get("page")),
-        "can_submit": can_submit(request.user),
+        # The blank form (a GET) is the same for everyone who may submit: its widgets are rendered once.
+        "form_key": "" if form.is_bound else f"blank:{submit}:{bool(demo)}",
+        "tasks": tasks,
+        "rows_key": rows_key("tasks", shown, tasks.number, tasks.paginator.count, is_analyst(request.user)),
+        "can_submit": submit,
         "demo_question": selectors.demo_question() if demo is None else demo,
     }
     return render(request, "task_list.html", context, status=status)
@@ -70,11 +80,22 @@ def task_submit(request: HttpRequest) -> HttpResponse:
     return _task_list_page(request, form, status=status)
 
 
+def _task_page_context(request: HttpRequest, task_id: int) -> dict:
+    """The task (with its events' count and last id), its live claims, and its detail, lazily: at rest
+    the progress fragment is cached (``fragment_key``), and a cached fragment never reads it."""
+    task = selectors.visible_task(task_id, request.user)
+    return {
+        "task": task,
+        "detail": SimpleLazyObject(lambda: selectors.task_detail(task_id, request.user)),
+        "fragment_key": fragment_key(request, task),
+        "claims": selectors.live_claims(task),
+    }
+
+
 @login_required
 @require_GET
 def task_detail(request: HttpRequest, task_id: int) -> HttpResponse:
-    detail = selectors.task_detail(task_id, request.user)
-    return render(request, "task_detail.html", {"detail": detail, "task": detail.task})
+    return render(request, "task_detail.html", _task_page_context(request, task_id))
 
 
 @login_required
@@ -82,11 +103,9 @@ def task_detail(request: HttpRequest, task_id: int) -> HttpResponse:
 def task_progress(request: HttpRequest, task_id: int) -> HttpResponse:
     """The polled fragment, with the navigation's count; 286 tells htmx to stop polling once the task
     can no longer move (approved or cancelled). At a gate, or failed, a person may still move it on."""
-    detail = selectors.task_detail(task_id, request.user)
-    html = render_to_string(
-        "task_detail.html#progress", {"detail": detail, "task": detail.task}, request=request
-    )
-    response = HttpResponseStopPolling(html) if detail.task.is_finished else HttpResponse(html)
+    context = _task_page_context(request, task_id)
+    html = render_to_string("task_detail.html#progress", context, request=request)
+    response = HttpResponseStopPolling(html) if context["task"].is_finished else HttpResponse(html)
     return with_nav_count(request, response)
 
 

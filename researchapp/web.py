@@ -9,6 +9,7 @@ apps' views use it.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -186,6 +187,13 @@ def fragment_key(request: HttpRequest, task: ResearchTask, *, at_rest_only: bool
     stamp = task.updated_at.timestamp() if task.updated_at else 0
     role = "analyst" if is_analyst(request.user) else "reader"
     return f"task{task.pk}:{task.status}:{stamp}:{task.n_events}:{task.last_event_id}:{role}"
+
+
+def rows_key(name: str, *shown: Any) -> str:
+    """What a list page's cached rows are keyed on (``{% cachedfragment %}``): a digest of every value
+    the rows show, read by the page's query anyway, so a cached list is never stale (the reader's
+    language and time zone are the tag's to add)."""
+    return f"{name}:" + hashlib.sha256(repr(shown).encode()).hexdigest()
 
 
 Decide = Callable[[HttpRequest, ResearchTask], GateOutcome]

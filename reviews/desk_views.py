@@ -22,8 +22,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from researchapp import selectors
 from researchapp.forms import LoginForm, first_error
+from researchapp.labels import waited
 from researchapp.models import Finding, ResearchTask, StaleState
-from researchapp.web import error_text, fragment_key, require_analyst
+from researchapp.web import error_text, fragment_key, require_analyst, rows_key
 from reviews import claims, preferences
 from reviews.claims import Item
 from reviews.desk_forms import AuditFilterForm, ClaimForm, LanguageForm, PreferencesForm, QueueFilterForm
@@ -61,6 +62,12 @@ def review_queue(request: HttpRequest) -> HttpResponse:
         "here": request.get_full_path(),
         "claim_minutes": claims.claim_minutes(),
     }
+    queue = context["queue"]
+    shown = queue.shown()
+    ages = [waited(row[5]) for row in shown]  # "waiting 5 minutes" moves on by itself
+    page = queue.page
+    shown = (shown, ages, filters, page.number, page.paginator.count, context["here"], request.user.pk)
+    context["rows_key"] = rows_key("queue", *shown)
     return render(request, "review_queue.html", context)
 
 
@@ -205,6 +212,8 @@ def preferences_page(request: HttpRequest) -> HttpResponse:
                 "email_when_report_decided": stored.email_when_report_decided,
             }
         )
+        if not stored.time_zone:  # static/js/desk.js offers the browser's zone first, under this label
+            form.fields["time_zone"].widget.attrs["data-browser-zone-label"] = _("This browser’s time zone")
     return render(request, "preferences.html", {"form": form})
 
 

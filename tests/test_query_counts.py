@@ -61,13 +61,29 @@ def test_it_reads_one_task_in_constant_queries(analyst, researcher):
             task=big.task, stage="collecting", kind=Event.Kind.WARNING, message=f"warning {i}"
         )
     for name in ("task_detail", "task_progress", "evidence_review", "report_view", "plan_review"):
-        if name == "task_progress":
-            small_n = _count(client, reverse(name, args=[small.task.pk]))
-            big_n = _count(client, reverse(name, args=[big.task.pk]))
-        else:
-            small_n = queries_for(client, reverse(name, args=[small.task.pk]))
-            big_n = queries_for(client, reverse(name, args=[big.task.pk]))
+        small_n = queries_for(client, reverse(name, args=[small.task.pk]))
+        big_n = queries_for(client, reverse(name, args=[big.task.pk]))
         assert small_n == big_n, name
+
+
+def test_a_task_page_at_rest_reads_its_progress_from_the_cache_until_an_event(analyst, researcher):
+    # given a task waiting at the report gate whose page was shown once
+    scenario = report_review_task(researcher)
+    client = client_for(analyst)
+    url = reverse("task_detail", args=[scenario.task.pk])
+    cold = queries_for(client, url)
+
+    # then the next showing reads the user, the task and its claims only (10 -> 3 queries; the
+    # navigation's queue counts, cleared by queries_for, are cached again too)
+    warm = _count(client, url)
+    assert (cold, warm) == (10, 3)
+
+    # and an event (every write a page shows writes one) makes it read everything again
+    Event.objects.create(
+        task=scenario.task, stage="writing", kind=Event.Kind.PROGRESS, message="A fresh note 4711"
+    )
+    page = client.get(url).content.decode()
+    assert "A fresh note 4711" in page and _count(client, url) == 3
 
 
 def test_a_collecting_task_page_takes_as_many_queries_for_many_sub_questions(analyst, researcher):
@@ -214,3 +230,22 @@ def test_it_shows_a_deep_tasks_trace_in_constant_queries(analyst, researcher):
     page = client.get(reverse("task_detail", args=[big.task.pk])).content.decode()
     assert page.count('data-testid="trace-step"') == 12
     assert f'href="/evidence/{big.evidence[1].pk}/"' in page
+
+
+def test_a_page_of_tasks_is_one_query_and_a_page_past_the_last_is_the_last(analyst, monkeypatch):
+    # given five tasks listed two a page
+    monkeypatch.setattr("researchapp.selectors.TASK_LIST_LENGTH", 2)
+    tasks = [TaskFactory(owner=analyst) for _ in range(5)]
+    from researchapp.selectors import task_list_for
+
+    # then a page reads its rows and the count of all in one query
+    with CaptureQueriesContext(connection) as captured:
+        second = task_list_for(analyst, "2")
+        assert [t.pk for t in second] == [tasks[2].pk, tasks[1].pk]
+        assert (second.number, second.paginator.count, second.paginator.num_pages) == (2, 5, 3)
+    read_tasks = [q["sql"] for q in captured.captured_queries if "researchapp_researchtask" in q["sql"]]
+    assert len(read_tasks) == 1  # (the other asks for the user's groups: a request's user has them)
+    # and a page past the last is the last, a page that is no number the first
+    assert [t.pk for t in task_list_for(analyst, "9")] == [tasks[0].pk]
+    assert task_list_for(analyst, "9").number == 3
+    assert task_list_for(analyst, "two").number == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import template
+from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone, translation
 from django.utils.safestring import mark_safe
@@ -34,7 +35,10 @@ class CachedFragmentNode(template.Node):
         if not key:
             return self.nodelist.render(context)
         zone = timezone.get_current_timezone_name()
-        cache_key = f"desk-fragment:{self.name}:{translation.get_language()}:{zone}:{key}"
+        # What the desk runs with shows in some fragments (the engine, whether the web is searched),
+        # and the cache outlives a restart with another configuration.
+        desk = f"{settings.PROFILE}:{settings.RESEARCH['ENGINE']}:{settings.RESEARCH['SEARCH_PROVIDER']}"
+        cache_key = f"desk-fragment:{self.name}:{translation.get_language()}:{zone}:{desk}:{key}"
         html = cache.get(cache_key)
         if html is None:
             with context.push(csrf_token=CSRF_PLACEHOLDER):
@@ -47,11 +51,11 @@ class CachedFragmentNode(template.Node):
 @register.tag
 def cachedfragment(parser: template.base.Parser, token: template.base.Token) -> CachedFragmentNode:
     """``{% cachedfragment "name" key %}…{% endcachedfragment %}``: the block as rendered for ``key``,
-    in the reader's language and time zone, from the cache; rendered (and stored) when it is not there,
-    and always when ``key`` is empty. The key is the view's to make: it must change whenever anything
-    the block shows does (``web.fragment_key``), and nothing in the block may differ between readers
-    but the CSRF token of its forms, which each request gets its own of. Variables only the block uses
-    can be lazy: on a hit they are never read."""
+    in the reader's language and time zone and the desk's configuration (profile, engine, search), from
+    the cache; rendered (and stored) when it is not there, and always when ``key`` is empty. The key is
+    the view's to make: it must change whenever anything the block shows does (``web.fragment_key``),
+    and nothing in the block may differ between readers but the CSRF token of its forms, which each
+    request gets its own of. Variables only the block uses can be lazy: on a hit they are never read."""
     bits = token.split_contents()
     if len(bits) != 3:
         raise template.TemplateSyntaxError(f"{bits[0]} takes a quoted name and a key")

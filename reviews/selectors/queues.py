@@ -9,11 +9,12 @@ matching items, and one page of them with their claims joined in as subqueries. 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.core.cache import cache
-from django.core.paginator import Page, Paginator
+from django.core.paginator import Page
 from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.http import HttpRequest
 from django.urls import reverse
@@ -24,6 +25,7 @@ from django.utils.translation import gettext_lazy
 
 from researchapp.core.enums import INSUFFICIENT_MARK, FindingStatus
 from researchapp.models import Finding, Plan, ReportDraft, ResearchTask
+from researchapp.selectors import counted_page
 from reviews.models import Claim, ReviewDecision
 
 Status = ResearchTask.Status
@@ -228,8 +230,30 @@ def _items(kind: QueueKind) -> QuerySet:
 
 @dataclass(frozen=True)
 class QueuePage:
-    page: Page  # for the pager and the count
-    rows: list[QueueRow]
+    kind: QueueKind
+    page: Page  # for the pager and the count; its items are Findings or ResearchTasks
+
+    @functools.cached_property
+    def rows(self) -> list[QueueRow]:
+        """The page's rows as the list shows them: built only when the list is rendered, not when it
+        comes from the cache (``shown`` is its key)."""
+        return [_row(self.kind, item) for item in self.page]
+
+    def shown(self) -> list[tuple]:
+        """Every value the rows are made of (what ``_row`` reads), to key the cached list on."""
+        values = []
+        for item in self.page:
+            if isinstance(item, Finding):  # a finding's own fields beyond these are not read (only())
+                task, own = item.task, (item.pk, item.statement)
+            else:
+                task, own = item, (item.pk, item.version)
+            values.append(
+                own
+                + (task.pk,)
+                + (task.question, task.owner.get_username(), task.updated_at)
+                + (item.claimant_id, item.claimant, item.claim_expires)
+            )
+        return values
 
 
 def queue_page(user, filters: QueueFilters) -> QueuePage:
@@ -255,5 +279,5 @@ def queue_page(user, filters: QueueFilters) -> QueuePage:
     order = [waited, f"{prefix}id"] + (["id"] if prefix else [])
     if filters.newest_first:
         order = [f"-{field}" for field in order]
-    page = Paginator(items.order_by(*order), QUEUE_LENGTH).get_page(filters.page)
-    return QueuePage(page=page, rows=[_row(kind, item) for item in page])
+    page = counted_page(items.order_by(*order), QUEUE_LENGTH, filters.page)
+    return QueuePage(kind=kind, page=page)

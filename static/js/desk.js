@@ -188,9 +188,27 @@
     }
   });
 
+  // Preferences: a person who has not chosen a time zone (the select carries data-browser-zone-label)
+  // is offered this browser's zone first, selected, under that label; the regions' list is unchanged.
+  function offerBrowserZone() {
+    var select = document.querySelector("select[data-browser-zone-label]");
+    if (!select || select.value !== "") { return; }
+    var zone = "";
+    try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (error) { return; }
+    var known = Array.prototype.some.call(select.options, function (option) { return option.value === zone; });
+    if (!zone || !known) { return; }
+    var group = document.createElement("optgroup");
+    group.label = select.getAttribute("data-browser-zone-label");
+    group.setAttribute("data-testid", "browser-zone");
+    group.appendChild(new Option(zone, zone, true, true));
+    select.insertBefore(group, select.firstChild);
+    select.value = zone;
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     var refused = document.querySelector("[data-focus-here]"); // a refused form shown again, without htmx
     if (refused) { refused.focus(); }
+    offerBrowserZone();
     var dialog = help();
     if (dialog) {
       dialog.addEventListener("close", function () {
