@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from researchapp.pipeline.text.answer_type import AnswerType, answer_type_of
 from researchapp.pipeline.text.contradiction.statements import statements_of
 
 NUMBER, DATE, ENTITY, POLAR = "number", "date", "entity", "polar"
@@ -62,6 +63,7 @@ class Focus:
 
 
 NO_FOCUS = Focus(frozenset(), frozenset())
+_MANY_NAMES = frozenset((AnswerType.LIST, AnswerType.DEFINITION))
 
 
 def asked_kind(question: str) -> str:
@@ -69,6 +71,10 @@ def asked_kind(question: str) -> str:
     people arrested for")."""
     for kind, pattern in _KIND:
         if pattern.match(question):
+            if kind == ENTITY and answer_type_of(question) in _MANY_NAMES:
+                # "Which values can journal_mode be set to?", "What is a fast-forward?": many names
+                # answer a list, and a definition is no name: two pages naming others disagree on nothing.
+                return ""
             return kind
     return ""
 

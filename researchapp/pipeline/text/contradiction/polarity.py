@@ -43,6 +43,15 @@ _ADVERBS = frozenset(
 )
 # A negation bounded by a condition ("cannot be read until the writer commits") denies nothing flatly.
 _CONDITION = re.compile(r"\b(?:until|unless|as long as|except (?:when|if|for))\b", re.IGNORECASE)
+# A negation that denies what a statement says: an auxiliary's "not" ("does not own", "is not
+# quitting"), "n't", "never", "cannot", "no longer". "No", "none", "without" and a bare "not" before a
+# noun ("not the database", "no file") deny a thing, which a page about something else mentions.
+_DENIES_A_PREDICATE = re.compile(
+    r"\b(?:do|does|did|is|are|was|were|am|be|been|has|have|had|can|could|will|would|shall|should|must|may|"
+    r"might|need)\s+not\b|n[’']t\b|\bnever\b|\bcannot\b|\bno longer\b",
+    re.IGNORECASE,
+)
+_CODE_WORD = re.compile(r"[A-Z][A-Z0-9]+|\w*_\w*")
 VERDICT = re.compile(r"^\W*(?:no|false|fake|wrong|incorrect|untrue)\b[\s,.:;!-]", re.IGNORECASE)
 
 
@@ -55,10 +64,16 @@ def _negated(statement: Statement) -> dict[str, tuple[Span, int]]:
         clause_end = clause_of(statement, cue.start())[1]
         if _CONDITION.search(statement.text, cue.end(), statement.end):
             continue  # "cannot be read until it commits": a condition, not a denial
+        window = _DENIES_A_PREDICATE.finditer(statement.text, max(0, cue.start() - 12), cue.end())
+        if not any(match.end() == cue.end() for match in window):
+            continue  # "no file", "not the database", "without a datatype": a thing, not a statement
         for word in statement.words[statement.index_of(cue.end()) :]:
             if word.start >= clause_end:
                 break
-            if statement.text[word.start : word.end].lower() not in _ADVERBS:
+            surface = statement.text[word.start : word.end]
+            if _CODE_WORD.fullmatch(surface):
+                break  # "WITHOUT ROWID", "NOT NULL": a keyword's name, not a denial
+            if surface.lower() not in _ADVERBS:
                 governed.setdefault(word.root, ((cue.start(), word.end), cue.start()))
                 break
     return governed
