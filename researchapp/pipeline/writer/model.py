@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from researchapp.pipeline import structured, values
 from researchapp.pipeline.report import report_bucket
+from researchapp.pipeline.text.recite import recited
 from researchapp.pipeline.writer.render import ANSWER_SECTION, render_draft
 
 CLAIMS_PER_SECTION = 2
 ANSWER_CLAIMS = 2
-TOKENS_PER_CLAIM = 90  # one sentence (~50 tokens), its ids and the JSON around it
+# A claim is one sentence, bounded: a small model that repeats itself fills every string to its
+# limit, and a server that enforces the schema by grammar (llama.cpp) closes it there.
+MAX_CLAIM_CHARS = 240
+TOKENS_PER_CLAIM = 120  # a claim of ``MAX_CLAIM_CHARS`` (~100 tokens), its ids and the JSON around it
 
 
 def write_schema(sections: Sequence[str], ids: Sequence[int]) -> dict[str, Any]:
@@ -24,7 +28,7 @@ def write_schema(sections: Sequence[str], ids: Sequence[int]) -> dict[str, Any]:
                 "items": structured.json_object(
                     {
                         "section": {"type": "string", "enum": [ANSWER_SECTION, *sections]},
-                        "text": {"type": "string"},
+                        "text": {"type": "string", "maxLength": MAX_CLAIM_CHARS},
                         "evidence_ids": {
                             "type": "array",
                             "minItems": 1,
@@ -77,7 +81,9 @@ class ModelWriter(structured.ModelStage):
             ordered = sorted(sections, key=lambda section: int(section) if section.isdigit() else 0)
             claims = self.ask(
                 write_messages(brief.question, brief.subquestions, body, brief.feedback),
-                lambda data: claims_from_answer(data, sections=sections, allowed_ids=allowed_ids),
+                lambda data: claims_from_answer(
+                    data, sections=sections, allowed_ids=allowed_ids, quotes=shown_quotes(body, allowed_ids)
+                ),
                 usage,
                 schema=write_schema(ordered, sorted(allowed_ids)),
                 max_tokens=40 + TOKENS_PER_CLAIM * max_claims(ordered),
@@ -128,9 +134,22 @@ def _problem_line(issue: values.CheckIssue) -> str:
     return f"- [{issue.code}]{where} {structured.defuse(issue.message)}"
 
 
+def shown_quotes(findings: Sequence[values.ReviewedFinding], allowed_ids: set[int]) -> dict[int, str]:
+    """The quotes the model was shown and may cite, by id, in the order shown."""
+    return {
+        item.id: item.quote for finding in findings for item in finding.evidence if item.id in allowed_ids
+    }
+
+
 def claims_from_answer(
-    data: dict[str, Any], *, sections: set[str], allowed_ids: set[int]
+    data: dict[str, Any],
+    *,
+    sections: set[str],
+    allowed_ids: set[int],
+    quotes: Mapping[int, str] | None = None,
 ) -> list[values.Claim]:
+    """The claims, checked; a claim its cited quotes do not bear out is re-cited to the one of
+    ``quotes`` (those shown) that states its figures verbatim and most of its words (``text.recite``)."""
     claims = []
     for where, item in structured.objects_in(data, "claims", "the answer"):
         section = str(structured.field_of(item, "section", str, where)).strip()
@@ -144,5 +163,7 @@ def claims_from_answer(
         ids = [structured.evidence_id_of(value, f"{where}.evidence_ids", allowed_ids) for value in cited]
         # One line per claim in the Markdown: a line break inside a claim would split its bullet.
         text = " ".join(structured.text_of(item, "text", where).split())
+        if quotes:
+            ids = list(recited(text, ids, quotes))
         claims.append(values.Claim(text=text, evidence_ids=tuple(dict.fromkeys(ids)), section=section))
     return claims
