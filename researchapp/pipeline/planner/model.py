@@ -154,8 +154,10 @@ def plan_from_answer(data: dict[str, Any]) -> Plan:
     subquestions = []
     for where, item in items[:MAX_SUBQUESTIONS]:
         text = " ".join(str(item.get("text") or "").split())
-        if not text:
-            continue  # a blank sub-question is dropped, not the plan: the rest may be usable
+        if not text or text.endswith((":", "：")):
+            # A blank sub-question, or a lead-in copied from a page ("… is available in the
+            # following options:"), is dropped, not the plan: the rest may be usable.
+            continue
         queries = [
             query.strip()
             for query in structured.field_of(item, "queries", list, where)

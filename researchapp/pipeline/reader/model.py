@@ -42,8 +42,10 @@ SCHEMA_NAME = "read"
 MAX_CANDIDATES = 6
 MAX_ASKS = 2  # "When was it built, and how tall is it?": one call per ask, at most this many
 MAX_PIECE_CHARS = 400  # what a candidate shows of a long piece (a list, a table's row)
-MAX_ANSWER_CHARS = 60
-MAX_TOKENS = 48  # {"pick": 3, "answer": "<= 60 characters"}
+MAX_ANSWER_CHARS = 40
+# {"pick": 3, "answer": "<= 40 characters"}: figures cost a token a digit, and a grammar-bound
+# server lets a model put whitespace between the tokens of the JSON.
+MAX_TOKENS = 96
 # A piece shown to the model holds as much of the question as an answer of the rule's must: the
 # model chooses among the pieces the rule would accept, so it never answers what no piece states.
 CANDIDATE_BAR = FOCUS_BAR

@@ -5,17 +5,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from researchapp.core.enums import FindingStatus, Stance
 from researchapp.pipeline import structured, values
 from researchapp.pipeline.report import report_bucket
 from researchapp.pipeline.text.recite import recited
+from researchapp.pipeline.text.sentences import split_sentences
+from researchapp.pipeline.text.support import support_problem
+from researchapp.pipeline.writer.answer import opening_claims
 from researchapp.pipeline.writer.render import ANSWER_SECTION, render_draft
 
-CLAIMS_PER_SECTION = 2
-ANSWER_CLAIMS = 2
+CLAIMS_PER_SECTION = 1
+ANSWER_CLAIMS = 1
 # A claim is one sentence, bounded: a small model that repeats itself fills every string to its
 # limit, and a server that enforces the schema by grammar (llama.cpp) closes it there.
-MAX_CLAIM_CHARS = 240
-TOKENS_PER_CLAIM = 120  # a claim of ``MAX_CLAIM_CHARS`` (~100 tokens), its ids and the JSON around it
+MAX_CLAIM_CHARS = 160
+# A claim of ``MAX_CLAIM_CHARS`` (figures cost a token a digit: ~1.5 characters a token at worst),
+# its ids and the JSON and whitespace around it.
+TOKENS_PER_CLAIM = 140
 
 
 def write_schema(sections: Sequence[str], ids: Sequence[int]) -> dict[str, Any]:
@@ -52,7 +58,7 @@ SYSTEM = f"""You write the body of a research report as a list of claims, one se
 (E12 is cited as 12) that state it, and only ids shown inside its finding.
 - Every number, date and percentage in a claim must appear exactly as written in a cited passage. \
 Staying close to the passage's own wording is better than paraphrase.
-- First write one or two claims with section "answer" that answer the research question itself, \
+- First write one claim with section "answer" that answer the research question itself, \
 directly, from the findings. Then the claims of each sub-question: "section" is the id of the \
 sub-question the claim answers, as a string (for example "3").
 - Cover every sub-question that has findings. Do not add facts, opinions or recommendations \
@@ -88,7 +94,32 @@ class ModelWriter(structured.ModelStage):
                 schema=write_schema(ordered, sorted(allowed_ids)),
                 max_tokens=40 + TOKENS_PER_CLAIM * max_claims(ordered),
             )
-        return render_draft(brief.question, brief.subquestions, brief.findings, claims)
+        return render_draft(
+            brief.question, brief.subquestions, brief.findings, with_floor(claims, body, brief)
+        )
+
+
+def with_floor(
+    claims: Sequence[values.Claim], body: Sequence[values.ReviewedFinding], brief: values.Brief
+) -> list[values.Claim]:
+    """The model's claims, and for each sub-question it wrote no claim the passages bear out, its
+    findings' own verbatim pieces (the reader's picks); when no claim of the model's stands, the
+    opening states each sub-question's answer (``opening_claims``)."""
+    covered = {claim.section for claim in claims}
+    floor = [
+        values.Claim(
+            text=" ".join(finding.statement.split()),
+            evidence_ids=tuple(link.evidence_id for link in finding.links if link.stance == Stance.SUPPORTS),
+            section=str(finding.subquestion_id),
+            answer=finding.answer,
+        )
+        for finding in body
+        if finding.status is FindingStatus.SUPPORTED and str(finding.subquestion_id) not in covered
+    ]
+    floor = [claim for claim in floor if claim.evidence_ids]
+    # Nothing of the model's stands: the report is the findings' own, answer first, as the
+    # extractive writer's is.
+    return [*claims, *floor] if claims else opening_claims(brief.subquestions, floor)
 
 
 def write_messages(
@@ -148,8 +179,9 @@ def claims_from_answer(
     allowed_ids: set[int],
     quotes: Mapping[int, str] | None = None,
 ) -> list[values.Claim]:
-    """The claims, checked; a claim its cited quotes do not bear out is re-cited to the one of
-    ``quotes`` (those shown) that states its figures verbatim and most of its words (``text.recite``)."""
+    """The claims, checked, each its first sentence; a claim its cited quotes do not bear out is
+    re-cited to the one of ``quotes`` (those shown) that states its figures verbatim and most of its
+    words (``text.recite``), or left out when none does."""
     claims = []
     for where, item in structured.objects_in(data, "claims", "the answer"):
         section = str(structured.field_of(item, "section", str, where)).strip()
@@ -162,8 +194,17 @@ def claims_from_answer(
             raise structured.AnswerRejected(f"{where} must cite at least one evidence id")
         ids = [structured.evidence_id_of(value, f"{where}.evidence_ids", allowed_ids) for value in cited]
         # One line per claim in the Markdown: a line break inside a claim would split its bullet.
-        text = " ".join(structured.text_of(item, "text", where).split())
+        # One sentence: a model that repeats itself writes the same sentence until the length limit.
+        text = first_sentence(" ".join(structured.text_of(item, "text", where).split()))
         if quotes:
             ids = list(recited(text, ids, quotes))
+            if support_problem(text, [quotes[i] for i in ids if i in quotes]):
+                continue  # no passage shown states it: left out, the findings' own words stand in
         claims.append(values.Claim(text=text, evidence_ids=tuple(dict.fromkeys(ids)), section=section))
     return claims
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text`` when a second one follows it; otherwise ``text``."""
+    spans = split_sentences(text)
+    return text[spans[0][0] : spans[0][1]].strip() if len(spans) > 1 else text
