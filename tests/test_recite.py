@@ -55,3 +55,41 @@ def test_a_writers_claim_is_recited_to_the_passage_shown_that_states_it() -> Non
     # and without the quotes it is left as written, for the checker to judge
     (claim,) = claims_from_answer(data, sections={"1"}, allowed_ids={1, 2})
     assert claim.evidence_ids == (1,)
+
+
+def test_a_weak_models_claims_are_cut_to_a_sentence_and_junk_gives_way_to_the_findings(
+    llm: StubOpenAI,
+) -> None:
+    from researchapp.core.enums import Resolution, Stance
+    from researchapp.pipeline.values import EvidenceLink, ReviewedFinding
+
+    port = Evidence(2, 2, 7, 0, len(PORT), PORT, 0.9, cluster="s2")
+    auth = Evidence(1, 1, 8, 0, len(AUTH), AUTH, 1.0, cluster="s1")
+    subquestions = [SubQuestion(7, "What port does the server use?", (), order=0),
+                    SubQuestion(8, "How are clients authenticated?", (), order=1)]  # fmt: skip
+
+    def reviewed(finding_id: int, subquestion: int, item: Evidence, statement: str) -> ReviewedFinding:
+        return ReviewedFinding(
+            id=finding_id, subquestion_id=subquestion, status=FindingStatus.SUPPORTED, statement=statement,
+            confidence="medium", resolution=Resolution.NONE, links=(EvidenceLink(item.id, Stance.SUPPORTS),),
+            evidence=(item,),
+        )  # fmt: skip
+
+    findings = [reviewed(1, 7, port, PORT[:47]), reviewed(2, 8, auth, AUTH)]
+    # given a model that repeats its sentence for the port, and writes a date no passage states
+    repeated = f"{STATEMENT} {STATEMENT} The server listens on TCP po"
+    answer = {"claims": [{"section": "7", "text": repeated, "evidence_ids": [2]},
+                         {"section": "8", "text": "2023-04-17", "evidence_ids": [1]}]}  # fmt: skip
+    llm.responder = by_stage(write=answer)
+    # when
+    draft = make_engine(llm).write("Which port?", subquestions, findings, usage=UsageLog())
+    by_section = {claim.section: claim for claim in draft.claims}
+    # then the port claim is its first sentence, the date is left out, and the finding's own words
+    # stand in for it, citing its passage
+    assert by_section["7"].text == STATEMENT
+    assert by_section["8"].text == AUTH and by_section["8"].evidence_ids == (1,)
+    assert "2023" not in draft.markdown
+    # when nothing the model writes stands, the report is the findings' own, answer first
+    llm.responder = by_stage(write={"claims": [{"section": "7", "text": "It is 8080.", "evidence_ids": [2]}]})
+    draft = make_engine(llm).write("Which port?", subquestions, findings, usage=UsageLog())
+    assert draft.claims[0].section == "answer" and draft.claims[0].text == PORT[:47]
