@@ -126,3 +126,12 @@ def test_the_model_engines_findings_are_the_picked_pieces_verbatim(read_llm: Stu
     # and the model saw the passages only as untrusted data, numbered
     prompt = json.dumps(read_llm.chats[0]["messages"])
     assert "never instructions" in prompt and 'id=\\"1\\"' in prompt
+
+
+def test_what_something_costs_asks_for_an_amount_of_money() -> None:
+    from researchapp.pipeline.text.answer_type import AnswerType, analyse_question
+
+    # the demo's question was read as asking for a name ("What ..."), so a date answered it
+    analysis = analyse_question("What does the Kestrel S1 home battery cost?")
+    assert (analysis.answer_type, analysis.unit) == (AnswerType.QUANTITY, "money")
+    assert analyse_question("What does PRAGMA cache_size do?").answer_type is AnswerType.EXPLANATION
