@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from researchapp.core.enums import Intent
@@ -142,6 +143,9 @@ def _numbered(plan: Plan) -> str:
     )
 
 
+_LIST_MARKER = re.compile(r"^(?:\d{1,2}[.)]|[-*•])\s+")
+
+
 def plan_from_answer(data: dict[str, Any]) -> Plan:
     intent_name = structured.field_of(data, "intent", str, "the plan")
     try:
@@ -153,7 +157,8 @@ def plan_from_answer(data: dict[str, Any]) -> Plan:
     items = structured.objects_in(data, "subquestions", "the plan")
     subquestions = []
     for where, item in items[:MAX_SUBQUESTIONS]:
-        text = " ".join(str(item.get("text") or "").split())
+        # "1. What is …": a small model numbers its sub-questions as it would a list.
+        text = _LIST_MARKER.sub("", " ".join(str(item.get("text") or "").split()))
         if not text or text.endswith((":", "：")):
             # A blank sub-question, or a lead-in copied from a page ("… is available in the
             # following options:"), is dropped, not the plan: the rest may be usable.
