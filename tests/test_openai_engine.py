@@ -123,15 +123,17 @@ def test_it_uses_the_per_stage_model_override(llm: StubOpenAI) -> None:
 def test_a_usable_plan_of_one_subquestion_is_kept_and_an_empty_one_asked_again(llm: StubOpenAI) -> None:
     # given a first answer whose only sub-question is blank, then one usable sub-question
     blank = {"intent": "descriptive", "subquestions": [{"text": " ", "rationale": "b", "queries": ["c"]}]}
-    one = {"intent": "descriptive", "subquestions": [{"text": "1. a?", "rationale": "b", "queries": ["c"]},
-           {"text": "It comes in the following sizes:", "rationale": "b", "queries": ["c"]}]}  # fmt: skip
+    texts = ["1. What does CRISPR edit?", "CRISPR comes in the following sizes:",
+             "A user provided an answer to a question.", "How old is the universe?"]  # fmt: skip
+    one = {"intent": "descriptive",
+           "subquestions": [{"text": t, "rationale": "b", "queries": ["c"]} for t in texts]}  # fmt: skip
     answers = iter([blank, one])
     llm.responder = by_stage(plan=lambda request: next(answers))
     # when
     plan = make_engine(llm).plan("What is CRISPR?", depth="quick", usage=UsageLog())
     # then the blank plan was asked again, and the usable one is the model's (the validator tops it
-    # up), less a lead-in copied from a page and its list number
-    assert [sq.text for sq in plan.subquestions] == ["a?"]
+    # up), less its list number, a lead-in copied from a page, a statement, and a question off the subject
+    assert [sq.text for sq in plan.subquestions] == ["What does CRISPR edit?"]
     assert "at least one sub-question" in llm.chats[1]["messages"][-1]["content"]
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from researchapp.core.enums import Intent
 from researchapp.pipeline import structured
+from researchapp.pipeline.text.support import is_statement
+from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import Plan, PlannedSubQuestion, UsageLog
 
 MAX_SUBQUESTIONS = 6
@@ -91,9 +94,34 @@ class ModelPlanner(structured.ModelStage):
         messages = plan_messages(
             question, depth=depth, feedback=feedback, dimensions=dimensions, previous=previous
         )
-        return self.ask(
-            messages, plan_from_answer, usage, schema=plan_schema(depth), max_tokens=plan_max_tokens(depth)
+        asked = " ".join(
+            [question, feedback, *(sq.text for sq in (previous.subquestions if previous else ()))]
         )
+        return self.ask(
+            messages,
+            lambda data: on_topic(plan_from_answer(data), question, asked),
+            usage,
+            schema=plan_schema(depth),
+            max_tokens=plan_max_tokens(depth),
+        )
+
+
+def on_topic(plan: Plan, question: str, asked: str) -> Plan:
+    """The sub-questions that ask something (not a statement, unless the question is one to verify)
+    and share a content word with what was asked (the question, the feedback, the version revised):
+    a small model also writes "A user provided an answer to a question." or "However, the answer is
+    12, so …". None left is an answer to reject."""
+    terms = set(tokenize(asked))
+    kept = tuple(
+        sq
+        for sq in plan.subquestions
+        if (is_statement(question) or not is_statement(sq.text)) and terms & set(tokenize(sq.text))
+    )
+    if not kept:
+        raise structured.AnswerRejected(
+            "no sub-question asks about the question's own subject; write questions that name it"
+        )
+    return replace(plan, subquestions=kept)
 
 
 def plan_messages(
