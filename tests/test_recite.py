@@ -68,14 +68,16 @@ def test_a_weak_models_claims_are_cut_to_a_sentence_and_junk_gives_way_to_the_fi
     subquestions = [SubQuestion(7, "What port does the server use?", (), order=0),
                     SubQuestion(8, "How are clients authenticated?", (), order=1)]  # fmt: skip
 
-    def reviewed(finding_id: int, subquestion: int, item: Evidence, statement: str) -> ReviewedFinding:
+    def reviewed(
+        finding_id: int, subquestion: int, item: Evidence, statement: str, answer=""
+    ) -> ReviewedFinding:
         return ReviewedFinding(
             id=finding_id, subquestion_id=subquestion, status=FindingStatus.SUPPORTED, statement=statement,
             confidence="medium", resolution=Resolution.NONE, links=(EvidenceLink(item.id, Stance.SUPPORTS),),
-            evidence=(item,),
+            evidence=(item,), answer=answer,
         )  # fmt: skip
 
-    findings = [reviewed(1, 7, port, PORT[:47]), reviewed(2, 8, auth, AUTH)]
+    findings = [reviewed(1, 7, port, PORT[:47], "5432"), reviewed(2, 8, auth, AUTH)]
     # given a model that repeats its sentence for the port, and writes a date no passage states
     repeated = f"{STATEMENT} {STATEMENT} The server listens on TCP po"
     answer = {"claims": [{"section": "7", "text": repeated, "evidence_ids": [2]},
@@ -87,8 +89,14 @@ def test_a_weak_models_claims_are_cut_to_a_sentence_and_junk_gives_way_to_the_fi
     # then the port claim is its first sentence, the date is left out, and the finding's own words
     # stand in for it, citing its passage
     assert by_section["7"].text == STATEMENT
-    assert by_section["8"].text == AUTH and by_section["8"].evidence_ids == (1,)
-    assert "2023" not in draft.markdown
+    assert by_section["answer"].text == AUTH and by_section["answer"].evidence_ids == (1,)
+    assert "2023" not in draft.markdown and "8" not in by_section
+    # when the model files a true sentence about something else under the port's sub-question
+    other = {"claims": [{"section": "7", "text": AUTH, "evidence_ids": [1]}]}
+    llm.responder = by_stage(write=other)
+    draft = make_engine(llm).write("Which port?", subquestions, findings, usage=UsageLog())
+    # then the port's answer is stated anyway, in the finding's own words, opening the report
+    assert any(c.section == "answer" and c.text == PORT[:47] for c in draft.claims)
     # when nothing the model writes stands, the report is the findings' own, answer first
     llm.responder = by_stage(write={"claims": [{"section": "7", "text": "It is 8080.", "evidence_ids": [2]}]})
     draft = make_engine(llm).write("Which port?", subquestions, findings, usage=UsageLog())

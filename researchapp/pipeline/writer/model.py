@@ -102,10 +102,18 @@ class ModelWriter(structured.ModelStage):
 def with_floor(
     claims: Sequence[values.Claim], body: Sequence[values.ReviewedFinding], brief: values.Brief
 ) -> list[values.Claim]:
-    """The model's claims, and for each sub-question it wrote no claim the passages bear out, its
-    findings' own verbatim pieces (the reader's picks); when no claim of the model's stands, the
-    opening states each sub-question's answer (``opening_claims``)."""
-    covered = {claim.section for claim in claims}
+    """The model's claims, and the verbatim piece (the reader's pick) of each finding whose answer
+    no claim of the model's states (or, without an answer span, whose sub-question it wrote no
+    claim for); without an answer claim of the model's, those open the report (``opening_claims``)."""
+    sections = {claim.section for claim in claims}
+    said = " ".join(claim.text for claim in claims)
+
+    def covered(finding: values.ReviewedFinding) -> bool:
+        # A finding with an answer span is covered only by a claim that states that answer (a
+        # small model files a true sentence about something else under the question).
+        section = str(finding.subquestion_id)
+        return finding.answer in said if finding.answer else section in sections
+
     floor = [
         values.Claim(
             text=" ".join(finding.statement.split()),
@@ -114,12 +122,14 @@ def with_floor(
             answer=finding.answer,
         )
         for finding in body
-        if finding.status is FindingStatus.SUPPORTED and str(finding.subquestion_id) not in covered
+        if finding.status is FindingStatus.SUPPORTED and not covered(finding)
     ]
     floor = [claim for claim in floor if claim.evidence_ids]
-    # Nothing of the model's stands: the report is the findings' own, answer first, as the
-    # extractive writer's is.
-    return [*claims, *floor] if claims else opening_claims(brief.subquestions, floor)
+    # Without a claim of the model's that answers the question, the answers it left out open the
+    # report, as the extractive writer's do.
+    if ANSWER_SECTION not in sections:
+        floor = opening_claims(brief.subquestions, floor)
+    return [*claims, *floor]
 
 
 def write_messages(
