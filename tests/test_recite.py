@@ -80,8 +80,10 @@ def test_a_weak_models_claims_are_cut_to_a_sentence_and_junk_gives_way_to_the_fi
     findings = [reviewed(1, 7, port, PORT[:47], "5432"), reviewed(2, 8, auth, AUTH)]
     # given a model that repeats its sentence for the port, and writes a date no passage states
     repeated = f"{STATEMENT} {STATEMENT} The server listens on TCP po"
+    asking = "What is authentication controlled by"  # a question is no claim, whatever its words
     answer = {"claims": [{"section": "7", "text": repeated, "evidence_ids": [2]},
-                         {"section": "8", "text": "2023-04-17", "evidence_ids": [1]}]}  # fmt: skip
+                         {"section": "8", "text": "2023-04-17", "evidence_ids": [1]},
+                         {"section": "8", "text": asking, "evidence_ids": [1]}]}  # fmt: skip
     llm.responder = by_stage(write=answer)
     # when
     draft = make_engine(llm).write("Which port?", subquestions, findings, usage=UsageLog())

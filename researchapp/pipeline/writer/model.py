@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -208,10 +209,15 @@ def claims_from_answer(
         text = first_sentence(" ".join(structured.text_of(item, "text", where).split()))
         if quotes:
             ids = list(recited(text, ids, quotes))
-            if support_problem(text, [quotes[i] for i in ids if i in quotes]):
-                continue  # no passage shown states it: left out, the findings' own words stand in
+            if _ASKING.match(text) or support_problem(text, [quotes[i] for i in ids if i in quotes]):
+                # a question ("What does SQLite mean by the"), or no passage shown states it: left
+                # out, the findings' own words stand in
+                continue
         claims.append(values.Claim(text=text, evidence_ids=tuple(dict.fromkeys(ids)), section=section))
     return claims
+
+
+_ASKING = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b|.*[?？]$", re.IGNORECASE)
 
 
 def first_sentence(text: str) -> str:
