@@ -120,22 +120,38 @@ def test_it_uses_the_per_stage_model_override(llm: StubOpenAI) -> None:
     assert [call.model for call in usage.calls] == ["stub-large", "stub-small", "stub-small"]
 
 
-def test_it_rejects_a_plan_with_too_few_subquestions_and_asks_again(llm: StubOpenAI) -> None:
-    # given a first answer with one sub-question, then the default (valid) answer
-    answers = iter(
-        [{"intent": "descriptive", "subquestions": [{"text": "a", "rationale": "b", "queries": ["c"]}]}]
-    )
-    llm.responder = by_stage(plan=lambda request: next(answers, None) or _default_plan())
+def test_a_usable_plan_of_one_subquestion_is_kept_and_an_empty_one_asked_again(llm: StubOpenAI) -> None:
+    # given a first answer whose only sub-question is blank, then one usable sub-question
+    blank = {"intent": "descriptive", "subquestions": [{"text": " ", "rationale": "b", "queries": ["c"]}]}
+    texts = ["1. What does CRISPR edit?", "CRISPR comes in the following sizes:",
+             "A user provided an answer to a question.", "How old is the universe?"]  # fmt: skip
+    one = {"intent": "descriptive",
+           "subquestions": [{"text": t, "rationale": "b", "queries": ["c"]} for t in texts]}  # fmt: skip
+    answers = iter([blank, one])
+    llm.responder = by_stage(plan=lambda request: next(answers))
     # when
     plan = make_engine(llm).plan("What is CRISPR?", depth="quick", usage=UsageLog())
-    # then
-    assert len(plan.subquestions) == 3
-    assert "3 to 6 sub-questions, it has 1" in llm.chats[1]["messages"][-1]["content"]
+    # then the blank plan was asked again, and the usable one is the model's (the validator tops it
+    # up), less its list number, a lead-in copied from a page, a statement, and a question off the subject
+    assert [sq.text for sq in plan.subquestions] == ["What does CRISPR edit?"]
+    assert "at least one sub-question" in llm.chats[1]["messages"][-1]["content"]
 
 
-def _default_plan() -> dict[str, object]:
-    return {"intent": "descriptive", "subquestions": [
-        {"text": f"Q{n}", "rationale": "r", "queries": [f"q{n}"]} for n in range(3)]}  # fmt: skip
+def test_the_plan_schema_bounds_every_string_and_array_to_its_max_tokens(llm: StubOpenAI) -> None:
+    from researchapp.pipeline.planner.model import plan_max_tokens
+
+    # when
+    make_engine(llm).plan("What is CRISPR?", depth="quick", usage=UsageLog())
+    # then a model that fills every field to its limit still ends within max_tokens
+    request = llm.chats[0]
+    schema = request["response_format"]["json_schema"]["schema"]["properties"]["subquestions"]
+    item = schema["items"]["properties"]
+    longest = schema["maxItems"] * (
+        item["text"]["maxLength"] + item["rationale"]["maxLength"]
+        + item["queries"]["maxItems"] * item["queries"]["items"]["maxLength"]
+    )  # fmt: skip
+    assert schema["maxItems"] == 4 and request["max_tokens"] == plan_max_tokens("quick")
+    assert request["max_tokens"] >= longest / 2.5 and request["max_tokens"] < 900
 
 
 # --- analyse ----------------------------------------------------------------------------------

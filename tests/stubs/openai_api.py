@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from tests.stubs.json_api import Failure, JsonApiStub, RecordedRequest, StubResponse
+from tests.stubs.openai_read import other_answer
 from tests.stubs.openai_tools import dutiful_researcher
 
 __all__ = ["Failure", "StubOpenAI", "by_stage", "default_responder", "first_sentence", "stub_openai"]
@@ -237,10 +238,8 @@ def default_responder(request: dict[str, Any]) -> str:
         answer = _support_answer(prompt)
     elif stage == "hypotheses":
         answer = _hypotheses_answer(prompt)
-    elif stage == "judge":
-        answer = {"verdict": "unrelated", "reason": "The stub reads no disagreement."}
     else:
-        answer = {}
+        answer = other_answer(stage, prompt)
     return json.dumps(answer, ensure_ascii=False)
 
 

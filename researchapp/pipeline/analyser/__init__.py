@@ -1,7 +1,8 @@
 """Analysis: a sub-question's evidence becomes findings — supported, in conflict, or [证据不足].
 
-``ExtractiveAnalyser`` (verbatim sentences, no model) and ``ModelAnalyser`` (a chat model) both
-implement ``Analyser``; the runner picks one per task.
+``ExtractiveAnalyser`` (verbatim pieces its reader finds, no model), ``ReadingAnalyser`` (the same
+around the model reader: the model engine's) and ``ModelAnalyser`` (free statements a chat model
+proposes, checked for support) all implement ``Analyser``; the runner picks one per task.
 """
 
 from __future__ import annotations

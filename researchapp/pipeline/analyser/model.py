@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from researchapp.core.enums import FindingStatus, Stance
 from researchapp.pipeline import structured
-from researchapp.pipeline.analyser.extractive import INSUFFICIENT_MARK, insufficient_finding
+from researchapp.pipeline.analyser.extractive import (
+    INSUFFICIENT_MARK,
+    ExtractiveAnalyser,
+    insufficient_finding,
+)
 from researchapp.pipeline.analyser.support import judge_support
+from researchapp.pipeline.text.recite import recited
 from researchapp.pipeline.text.support import support_problem
 from researchapp.pipeline.values import Evidence, EvidenceLink, ProposedFinding, SubQuestion, UsageLog
 from researchapp.providers.base import ChatClient
@@ -62,6 +68,14 @@ or yes/no answers). Cite both sides: stance "supports" for passages that state t
 "contradicts" for those that state otherwise.
 - Skip passages that do not bear on the sub-question. If none does, answer {{"findings": []}}.
 Answer with one JSON object that matches the schema, nothing else."""
+
+
+class ReadingAnalyser(ExtractiveAnalyser):
+    """The model engine's ``Analyser``: the extractive analysis around a model reader
+    (``reader.model``: the model picks the answering piece among candidates by id), so every
+    statement is a verbatim piece of a quote and disagreements are the task's judges' to find."""
+
+    name = "openai"
 
 
 class ModelAnalyser(structured.ModelStage):
@@ -206,14 +220,22 @@ def confidence_of(links: Sequence[EvidenceLink], evidence_by_id: dict[int, Evide
 
 def unsupported_item(finding: ProposedFinding, evidence: Sequence[Evidence]) -> ProposedFinding | None:
     """A finding whose statement its cited passages do not bear out (a figure they do not state, too
-    few of its words) becomes a [证据不足] item with the reason, linking those passages as what
-    was found; ``None`` when the statement is supported. A conflict's statement is checked against
+    few of its words) is re-cited to the passage shown that does (``text.recite``), or becomes a
+    [证据不足] item with the reason, linking those passages as what was found; ``None`` when the
+    statement is supported. A conflict's statement is checked against
     both sides' passages: it must at least say what they disagree about."""
     by_id = {item.id: item for item in evidence}
     quotes = [by_id[link.evidence_id].quote for link in finding.links if link.evidence_id in by_id]
     problem = support_problem(finding.statement, quotes)
     if not problem:
         return None
+    if finding.status is FindingStatus.SUPPORTED:
+        # A right statement citing the wrong one of the passages shown is re-cited, not discarded.
+        cited = [link.evidence_id for link in finding.links]
+        ids = recited(finding.statement, cited, {item.id: item.quote for item in evidence})
+        if ids != tuple(dict.fromkeys(cited)):
+            links = tuple(EvidenceLink(i, Stance.SUPPORTS) for i in ids)
+            return replace(finding, links=links, confidence=confidence_of(links, by_id))
     return ProposedFinding(
         key=f"{finding.key}:unsupported",
         subquestion_id=finding.subquestion_id,

@@ -2,30 +2,62 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from typing import Any
 
 from researchapp.core.enums import Intent
 from researchapp.pipeline import structured
+from researchapp.pipeline.text.support import is_statement
+from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import Plan, PlannedSubQuestion, UsageLog
 
 MAX_SUBQUESTIONS = 6
-SCHEMA: dict[str, Any] = structured.json_object(
-    {
-        "intent": {"type": "string", "enum": ["descriptive", "comparative", "recommendation"]},
-        "subquestions": {
-            "type": "array",
-            "minItems": 3,
-            "maxItems": MAX_SUBQUESTIONS,
-            "items": structured.json_object(
-                {
-                    "text": {"type": "string"},
-                    "rationale": {"type": "string"},
-                    "queries": {"type": "array", "minItems": 1, "maxItems": 3, "items": {"type": "string"}},
-                }
-            ),
-        },
-    }
-)
+# Every string and array is bounded, so a small model that repeats itself (SmolLM2 fills each field
+# to its limit) ends its answer within ``max_tokens``: servers that enforce the schema by grammar
+# (llama.cpp) close each string at its length, and the rest are checked on the way in.
+MAX_TEXT_CHARS = 120
+MAX_RATIONALE_CHARS = 80
+MAX_QUERY_CHARS = 50
+CHARS_PER_TOKEN = 2.5  # a cautious rate: short words, names and JSON punctuation
+SIZES = {"quick": (4, 2), "deep": (MAX_SUBQUESTIONS, 3)}  # sub-questions and queries each, at most
+
+
+def plan_schema(depth: str) -> dict[str, Any]:
+    """The plan's shape at ``depth``: 1 to 4 (deep: 6) sub-questions, each string bounded."""
+    subquestions, queries = SIZES.get(depth, SIZES["quick"])
+    return structured.json_object(
+        {
+            "intent": {"type": "string", "enum": ["descriptive", "comparative", "recommendation"]},
+            "subquestions": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": subquestions,
+                "items": structured.json_object(
+                    {
+                        "text": {"type": "string", "maxLength": MAX_TEXT_CHARS},
+                        "rationale": {"type": "string", "maxLength": MAX_RATIONALE_CHARS},
+                        "queries": {
+                            "type": "array",
+                            "minItems": 1,
+                            "maxItems": queries,
+                            "items": {"type": "string", "maxLength": MAX_QUERY_CHARS},
+                        },
+                    }
+                ),
+            },
+        }
+    )
+
+
+def plan_max_tokens(depth: str) -> int:
+    """Room for the longest answer ``plan_schema(depth)`` allows, and the JSON around it."""
+    subquestions, queries = SIZES.get(depth, SIZES["quick"])
+    chars = MAX_TEXT_CHARS + MAX_RATIONALE_CHARS + queries * MAX_QUERY_CHARS
+    return 40 + subquestions * (int(chars / CHARS_PER_TOKEN) + 30)
+
+
+SCHEMA: dict[str, Any] = plan_schema("deep")
 
 SYSTEM = """You plan evidence-backed web research. Split the user's question into sub-questions \
 that together answer it, each with web search queries that would find primary sources.
@@ -33,6 +65,10 @@ that together answer it, each with web search queries that would find primary so
 "recommendation" (what should one choose or do).
 - For a comparative question, make each sub-question one dimension of difference (cost, \
 performance, risk, ...) covering all options, never one sub-question per option.
+- For a factual question (a value, a default, a name, a date), the first sub-question is the \
+question itself; the others ask how that value is set or changed, and its conditions or exceptions.
+- Every sub-question asks something of the question's own subject. Never write filler that fits \
+any topic, such as "What is known about X?" or "Which facts and figures bear on this?".
 - Each sub-question needs a one-sentence rationale: why the answer depends on it.
 - Queries are short keyword searches (3-8 words), specific enough to find facts, numbers and dates.
 Answer with one JSON object that matches the schema, nothing else."""
@@ -43,8 +79,7 @@ class ModelPlanner(structured.ModelStage):
 
     stage = "plan"
     schema = SCHEMA
-    # 6 sub-questions of ~30 tokens, a rationale of ~30 and 3 queries of ~10 each, with the JSON around them.
-    max_tokens = 900
+    max_tokens = plan_max_tokens("deep")
 
     def plan(
         self,
@@ -59,7 +94,34 @@ class ModelPlanner(structured.ModelStage):
         messages = plan_messages(
             question, depth=depth, feedback=feedback, dimensions=dimensions, previous=previous
         )
-        return self.ask(messages, plan_from_answer, usage)
+        asked = " ".join(
+            [question, feedback, *(sq.text for sq in (previous.subquestions if previous else ()))]
+        )
+        return self.ask(
+            messages,
+            lambda data: on_topic(plan_from_answer(data), question, asked),
+            usage,
+            schema=plan_schema(depth),
+            max_tokens=plan_max_tokens(depth),
+        )
+
+
+def on_topic(plan: Plan, question: str, asked: str) -> Plan:
+    """The sub-questions that ask something (not a statement, unless the question is one to verify)
+    and share a content word with what was asked (the question, the feedback, the version revised):
+    a small model also writes "A user provided an answer to a question." or "However, the answer is
+    12, so …". None left is an answer to reject."""
+    terms = set(tokenize(asked))
+    kept = tuple(
+        sq
+        for sq in plan.subquestions
+        if (is_statement(question) or not is_statement(sq.text)) and terms & set(tokenize(sq.text))
+    )
+    if not kept:
+        raise structured.AnswerRejected(
+            "no sub-question asks about the question's own subject; write questions that name it"
+        )
+    return replace(plan, subquestions=kept)
 
 
 def plan_messages(
@@ -109,6 +171,9 @@ def _numbered(plan: Plan) -> str:
     )
 
 
+_LIST_MARKER = re.compile(r"^(?:\d{1,2}[.)]|[-*•])\s+")
+
+
 def plan_from_answer(data: dict[str, Any]) -> Plan:
     intent_name = structured.field_of(data, "intent", str, "the plan")
     try:
@@ -118,21 +183,30 @@ def plan_from_answer(data: dict[str, Any]) -> Plan:
             f"intent {intent_name!r} is not one of: {', '.join(item.value for item in Intent)}"
         ) from None
     items = structured.objects_in(data, "subquestions", "the plan")
-    if not 3 <= len(items) <= MAX_SUBQUESTIONS:
-        raise structured.AnswerRejected(f"the plan must have 3 to 6 sub-questions, it has {len(items)}")
     subquestions = []
-    for where, item in items:
+    for where, item in items[:MAX_SUBQUESTIONS]:
+        # "1. What is …": a small model numbers its sub-questions as it would a list.
+        text = _LIST_MARKER.sub("", " ".join(str(item.get("text") or "").split()))
+        if not text or text.endswith((":", "：")):
+            # A blank sub-question, or a lead-in copied from a page ("… is available in the
+            # following options:"), is dropped, not the plan: the rest may be usable.
+            continue
         queries = [
             query.strip()
             for query in structured.field_of(item, "queries", list, where)
             if isinstance(query, str)
         ]
         queries = list(dict.fromkeys(query for query in queries if query))[:3]
+        rationale = item.get("rationale")
         subquestions.append(
             PlannedSubQuestion(
-                text=structured.text_of(item, "text", where),
-                rationale=structured.field_of(item, "rationale", str, where).strip(),
+                text=text,
+                rationale=rationale.strip() if isinstance(rationale, str) else "",
                 queries=tuple(queries),
             )
         )
+    # A usable plan of one or two sub-questions is the model's, topped up to three by the plan
+    # validator (``planner.checks.validated_plan``); only a plan with none is asked again.
+    if not subquestions:
+        raise structured.AnswerRejected("the plan must have at least one sub-question with a text")
     return Plan(intent=intent, subquestions=tuple(subquestions))

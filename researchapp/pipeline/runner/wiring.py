@@ -20,7 +20,7 @@ from researchapp.pipeline.analyser import Analyser
 from researchapp.pipeline.analyser.extractive import ExtractiveAnalyser
 from researchapp.pipeline.analyser.hypotheses import ModelHypothesisProposer
 from researchapp.pipeline.analyser.judge_model import ModelJudge
-from researchapp.pipeline.analyser.model import ModelAnalyser
+from researchapp.pipeline.analyser.model import ReadingAnalyser
 from researchapp.pipeline.checker import Checker
 from researchapp.pipeline.checker.mechanical import MechanicalChecker
 from researchapp.pipeline.collector.corpus import IndexedCorpus
@@ -31,6 +31,7 @@ from researchapp.pipeline.planner.fallback import FallbackPlanner
 from researchapp.pipeline.planner.model import ModelPlanner
 from researchapp.pipeline.reader import Reader
 from researchapp.pipeline.reader.extractive import ExtractiveReader
+from researchapp.pipeline.reader.model import ModelReader
 from researchapp.pipeline.runner.corpus_index import DatabaseIndex
 from researchapp.pipeline.text.contradiction import DisagreementJudge, RuleJudge
 from researchapp.pipeline.writer import Writer
@@ -79,18 +80,21 @@ def planner_for(task: ResearchTask) -> Planner:
 
 
 def reader_for(task: ResearchTask) -> Reader:
-    """The read stage: the extractive reader (answer types, sentence scoring). A model-backed reader
-    (the model picks among candidate sentences by id, checked by the same answer-type rule) has its
-    frame in ``pipeline.reader`` but is not built yet: every engine reads extractively."""
-    return ExtractiveReader()
+    """The read stage: the extractive reader (answer types, sentence scoring), or the model's, which
+    picks among the candidate sentences the same rule finds, by id (``reader.model``)."""
+    chat = model_for(task, ModelStage.ANALYSE)
+    if chat is None:
+        return ExtractiveReader()
+    return ModelReader(chat.client, model=chat.model)
 
 
 def analyser_for(task: ResearchTask) -> Analyser:
+    """Findings from what the task's reader finds the passages state: verbatim pieces, so the model
+    engine's findings need no support check (``ReadingAnalyser``)."""
     chat = model_for(task, ModelStage.ANALYSE)
     if chat is None:
         return ExtractiveAnalyser(reader_for(task))
-    support_model = registry.chat_model(ModelStage.SUPPORT)
-    return ModelAnalyser(chat.client, model=chat.model, support_model=support_model)
+    return ReadingAnalyser(reader_for(task))
 
 
 def judge_for(task: ResearchTask) -> DisagreementJudge:

@@ -93,6 +93,7 @@ _QUANTITY = _rx(
     r"\bhow\s+(?:many|much|long|big|large|tall|old|far|often|fast|high|deep|wide)\b|"
     r"\b(?:what|which)\s+(?:[\w'’]+\s+){0,3}?(?:percentage|fraction|share|proportion|number|size|length|amount|"
     r"count|total|ratio|rate|value|depth|width|height|weight|price|cost)\b|\bby\s+what\s+percentage\b|"
+    r"\bwhat\s+(?:does|do|did|will|would)\s+.+\s+(?:cost|weigh|measure)\s*[?？]?$|"
     r"多少|几个|几列|多久|多(?:长|大|高|重|远|深|宽|快|厚|老|频繁)|百分之|比例"
 )
 _COMPARISON = _rx(

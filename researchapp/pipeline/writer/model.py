@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from researchapp.core.enums import FindingStatus, Stance
 from researchapp.pipeline import structured, values
 from researchapp.pipeline.report import report_bucket
+from researchapp.pipeline.text.recite import recited
+from researchapp.pipeline.text.sentences import split_sentences
+from researchapp.pipeline.text.support import support_problem
+from researchapp.pipeline.writer.answer import opening_claims
 from researchapp.pipeline.writer.render import ANSWER_SECTION, render_draft
 
-CLAIMS_PER_SECTION = 2
-ANSWER_CLAIMS = 2
-TOKENS_PER_CLAIM = 90  # one sentence (~50 tokens), its ids and the JSON around it
+CLAIMS_PER_SECTION = 1
+ANSWER_CLAIMS = 1
+# A claim is one sentence, bounded: a small model that repeats itself fills every string to its
+# limit, and a server that enforces the schema by grammar (llama.cpp) closes it there.
+MAX_CLAIM_CHARS = 160
+# A claim of ``MAX_CLAIM_CHARS`` (figures cost a token a digit: ~1.5 characters a token at worst),
+# its ids and the JSON and whitespace around it.
+TOKENS_PER_CLAIM = 140
 
 
 def write_schema(sections: Sequence[str], ids: Sequence[int]) -> dict[str, Any]:
@@ -24,7 +35,7 @@ def write_schema(sections: Sequence[str], ids: Sequence[int]) -> dict[str, Any]:
                 "items": structured.json_object(
                     {
                         "section": {"type": "string", "enum": [ANSWER_SECTION, *sections]},
-                        "text": {"type": "string"},
+                        "text": {"type": "string", "maxLength": MAX_CLAIM_CHARS},
                         "evidence_ids": {
                             "type": "array",
                             "minItems": 1,
@@ -48,7 +59,7 @@ SYSTEM = f"""You write the body of a research report as a list of claims, one se
 (E12 is cited as 12) that state it, and only ids shown inside its finding.
 - Every number, date and percentage in a claim must appear exactly as written in a cited passage. \
 Staying close to the passage's own wording is better than paraphrase.
-- First write one or two claims with section "answer" that answer the research question itself, \
+- First write one claim with section "answer" that answer the research question itself, \
 directly, from the findings. Then the claims of each sub-question: "section" is the id of the \
 sub-question the claim answers, as a string (for example "3").
 - Cover every sub-question that has findings. Do not add facts, opinions or recommendations \
@@ -77,12 +88,49 @@ class ModelWriter(structured.ModelStage):
             ordered = sorted(sections, key=lambda section: int(section) if section.isdigit() else 0)
             claims = self.ask(
                 write_messages(brief.question, brief.subquestions, body, brief.feedback),
-                lambda data: claims_from_answer(data, sections=sections, allowed_ids=allowed_ids),
+                lambda data: claims_from_answer(
+                    data, sections=sections, allowed_ids=allowed_ids, quotes=shown_quotes(body, allowed_ids)
+                ),
                 usage,
                 schema=write_schema(ordered, sorted(allowed_ids)),
                 max_tokens=40 + TOKENS_PER_CLAIM * max_claims(ordered),
             )
-        return render_draft(brief.question, brief.subquestions, brief.findings, claims)
+        return render_draft(
+            brief.question, brief.subquestions, brief.findings, with_floor(claims, body, brief)
+        )
+
+
+def with_floor(
+    claims: Sequence[values.Claim], body: Sequence[values.ReviewedFinding], brief: values.Brief
+) -> list[values.Claim]:
+    """The model's claims, and the verbatim piece (the reader's pick) of each finding whose answer
+    no claim of the model's states (or, without an answer span, whose sub-question it wrote no
+    claim for); without an answer claim of the model's, those open the report (``opening_claims``)."""
+    sections = {claim.section for claim in claims}
+    said = " ".join(claim.text for claim in claims)
+
+    def covered(finding: values.ReviewedFinding) -> bool:
+        # A finding with an answer span is covered only by a claim that states that answer (a
+        # small model files a true sentence about something else under the question).
+        section = str(finding.subquestion_id)
+        return finding.answer in said if finding.answer else section in sections
+
+    floor = [
+        values.Claim(
+            text=" ".join(finding.statement.split()),
+            evidence_ids=tuple(link.evidence_id for link in finding.links if link.stance == Stance.SUPPORTS),
+            section=str(finding.subquestion_id),
+            answer=finding.answer,
+        )
+        for finding in body
+        if finding.status is FindingStatus.SUPPORTED and not covered(finding)
+    ]
+    floor = [claim for claim in floor if claim.evidence_ids]
+    # Without a claim of the model's that answers the question, the answers it left out open the
+    # report, as the extractive writer's do.
+    if ANSWER_SECTION not in sections:
+        floor = opening_claims(brief.subquestions, floor)
+    return [*claims, *floor]
 
 
 def write_messages(
@@ -128,9 +176,23 @@ def _problem_line(issue: values.CheckIssue) -> str:
     return f"- [{issue.code}]{where} {structured.defuse(issue.message)}"
 
 
+def shown_quotes(findings: Sequence[values.ReviewedFinding], allowed_ids: set[int]) -> dict[int, str]:
+    """The quotes the model was shown and may cite, by id, in the order shown."""
+    return {
+        item.id: item.quote for finding in findings for item in finding.evidence if item.id in allowed_ids
+    }
+
+
 def claims_from_answer(
-    data: dict[str, Any], *, sections: set[str], allowed_ids: set[int]
+    data: dict[str, Any],
+    *,
+    sections: set[str],
+    allowed_ids: set[int],
+    quotes: Mapping[int, str] | None = None,
 ) -> list[values.Claim]:
+    """The claims, checked, each its first sentence; a claim its cited quotes do not bear out is
+    re-cited to the one of ``quotes`` (those shown) that states its figures verbatim and most of its
+    words (``text.recite``), or left out when none does."""
     claims = []
     for where, item in structured.objects_in(data, "claims", "the answer"):
         section = str(structured.field_of(item, "section", str, where)).strip()
@@ -143,6 +205,22 @@ def claims_from_answer(
             raise structured.AnswerRejected(f"{where} must cite at least one evidence id")
         ids = [structured.evidence_id_of(value, f"{where}.evidence_ids", allowed_ids) for value in cited]
         # One line per claim in the Markdown: a line break inside a claim would split its bullet.
-        text = " ".join(structured.text_of(item, "text", where).split())
+        # One sentence: a model that repeats itself writes the same sentence until the length limit.
+        text = first_sentence(" ".join(structured.text_of(item, "text", where).split()))
+        if quotes:
+            ids = list(recited(text, ids, quotes))
+            if _ASKING.match(text) or support_problem(text, [quotes[i] for i in ids if i in quotes]):
+                # a question ("What does SQLite mean by the"), or no passage shown states it: left
+                # out, the findings' own words stand in
+                continue
         claims.append(values.Claim(text=text, evidence_ids=tuple(dict.fromkeys(ids)), section=section))
     return claims
+
+
+_ASKING = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b|.*[?？]$", re.IGNORECASE)
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text`` when a second one follows it; otherwise ``text``."""
+    spans = split_sentences(text)
+    return text[spans[0][0] : spans[0][1]].strip() if len(spans) > 1 else text
