@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from researchapp.pipeline.analyser.disputes import dispute_statement, group_disputes
 from researchapp.pipeline.analyser.judge_model import MAX_TOKENS, ModelJudge
 from researchapp.pipeline.text.contradiction import CONTRADICT, Pair, RuleJudge, Side
 from researchapp.pipeline.values import UsageLog
@@ -73,3 +74,16 @@ def test_passages_that_are_not_evidence_never_go_to_the_model() -> None:
         judgements = judge_on(llm).judge([pair(SOLD, BOUGHT, evidence=False)], usage=UsageLog())
         assert llm.chats == []
     assert judgements == []
+
+
+def test_a_model_only_dispute_reads_as_a_sentence_without_empty_quotes() -> None:
+    # given the model's contradiction, which names no differing words
+    answer = {"verdict": "contradict", "reason": "Two different buyers of one company."}
+    with StubOpenAI(by_stage(judge=answer), api_key=KEY) as llm:
+        judgements = judge_on(llm).judge([pair(SOLD, BOUGHT)], usage=UsageLog())
+    (dispute,) = group_disputes(judgements)
+    # when it is stated, in either language
+    english, chinese = dispute_statement(dispute, chinese=False), dispute_statement(dispute, chinese=True)
+    # then it says the passages contradict, with no empty quotes
+    assert english.startswith("Sources disagree on ") and english.endswith("the passages contradict each other")
+    assert "“”" not in english and "“”" not in chinese and "相互矛盾" in chinese

@@ -202,7 +202,16 @@ def dispute_statement(dispute: Dispute, *, chinese: bool) -> str:
         " ".join(" ".join(side.text[s:e].split()) for s, e in dispute.spans.get(side.place, ()))
         for side in (first, second)
     ]
-    topic = _figure_topic(dispute, chinese) or _shared_words(dispute)
+    topic = (
+        _figure_topic(dispute, chinese) or _shared_words(dispute) or ("这一点" if chinese else "this point")
+    )
+    if not any(said):
+        # A judge that read the passages whole (the model) names no differing words: no empty quotes.
+        return (
+            f"来源在{topic}上存在分歧：两段原文相互矛盾"
+            if chinese
+            else f"Sources disagree on {topic}: the passages contradict each other"
+        )
     if dispute.kind not in ("number", "date"):
         said = [f"“{words}”" for words in said]
     if chinese:
