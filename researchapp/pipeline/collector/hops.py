@@ -28,9 +28,9 @@ POOL_BRIDGES = 14
 MAX_HOP_PASSAGES = 10
 PER_NAME = 2  # a bridge name's passages, at most
 FIRST_PASSAGES_READ = 4
-# Hop passages rank just under the third passage of the round that named them: past the first few
+# Hop passages rank just under the fourth passage of the round that named them: past the first few
 # passages of a multi-hop question's first round, its distractors are likelier than its bridges.
-RANKED_UNDER = 3
+RANKED_UNDER = 4
 # A hop passage ranks just under the passage that named its bridge.
 HOP_DISCOUNT = 0.99
 # A sentence answers when it holds this weighted share of what the question asks beyond its subject.
@@ -128,9 +128,10 @@ def select_with_hops(
     asked = asked_of(subquestion, question)
     first = pool.select(subquestion, asked=asked, max_passages=max_passages, closest=closest)
     first = with_answer_passages(pool, subquestion, first, asked=asked, question=question, common=common)
+    nested = nests_its_subject(question or subquestion.text)
     if first and first[0].clears_bar:
-        return first + _hops(pool, subquestion, asked, first)
-    if not nests_its_subject(question or subquestion.text):
+        return first + _hops(pool, subquestion, asked, first, under=RANKED_UNDER)
+    if not nested:
         return first
     # "the county where the most populous city in the state where WDXQ is": the subject's passage
     # holds one hop's words, the answer stands hops on.
@@ -139,20 +140,22 @@ def select_with_hops(
         for passage in pool.select(subquestion, asked=asked, max_passages=max_passages, verify=False)
         if passage.clears_bar and any(term in passage.matched_terms for term in asked.subject)
     ]
-    hops = _hops(pool, subquestion, asked, about) if about else []
+    hops = _hops(pool, subquestion, asked, about, under=RANKED_UNDER) if about else []
     return about + hops if hops else first
 
 
 def _hops(
-    pool: PassagePool, subquestion: SubQuestion, asked: Asked, first: Sequence[Passage]
+    pool: PassagePool, subquestion: SubQuestion, asked: Asked, first: Sequence[Passage], *, under: int
 ) -> list[Passage]:
-    """The hop passages of ``first``'s bridges, then those of the bridges the hop passages name."""
-    hops = _hop_passages(pool, subquestion, asked, first)
+    """The hop passages of ``first``'s bridges, then those of the bridges the hop passages name,
+    each ranked under the ``under``-th passage of the round that named it."""
+    hops = _hop_passages(pool, subquestion, asked, first, under=under)
     if not hops:
         return []
     # A hop passage is about its bridge, not the question's subject: every one of them leads on.
     seen = frozenset((p.source_id, p.start) for p in first)
-    return hops + _hop_passages(pool, subquestion, replace(asked, subject=()), hops, skip=seen)
+    second = _hop_passages(pool, subquestion, replace(asked, subject=()), hops, skip=seen, under=under)
+    return hops + second
 
 
 # "the state where WDXQ can be found", "the actress that played ...": a noun phrase and a relative
@@ -192,14 +195,15 @@ def _hop_passages(
     first: Sequence[Passage],
     *,
     skip: frozenset[tuple[int, int]] = frozenset(),
+    under: int = RANKED_UNDER,
 ) -> list[Passage]:
     """For each bridge name of ``first``, its best passages that name it (``names_bridge``), not
-    in ``first`` or ``skip``, each ranked just under the ``RANKED_UNDER``-th passage of ``first``."""
+    in ``first`` or ``skip``, each ranked just under the ``under``-th passage of ``first``."""
     taken = {(p.source_id, p.start) for p in first} | set(skip)
     names = bridge_names(first, asked, limit=POOL_BRIDGES, weight=lambda term: pool.weight(term, asked))
     if not names:
         return []
-    floor = first[min(len(first), RANKED_UNDER) - 1].score
+    floor = min(p.score for p in first[:under])
     asked = pool.in_sources_language(subquestion, asked)
     found = [_naming(pool, name, asked, skip=frozenset(taken)) for name in names]
     hops: list[Passage] = []

@@ -139,8 +139,8 @@ class PassagePool:
         closest: int = 0,
         verify: bool = True,
     ) -> list[Passage]:
-        """``select_passages`` over this pool, with what is asked already read; ``verify=False``
-        keeps the passages about the subject even when none of them answers (a later hop may)."""
+        """``select_passages`` over this pool, what is asked already read. ``verify=False`` keeps
+        passages about the subject that do not answer, holding nothing else asked (a later hop may)."""
         query, aspects, asked = self._in_sources_language(subquestion, asked)
         content_terms = [term for term in query if term not in GENERIC_TERMS]
         needed = required_coverage(content_terms)
@@ -164,7 +164,7 @@ class PassagePool:
             judgement = judge(asked, terms, lambda term: self.weight(term, asked))
             if (
                 score >= min_score
-                and covered >= needed
+                and (covered >= needed or (not verify and not judgement.missing))
                 and judgement.clears
                 and candidate.speaks_to(dimensions)
             ):
