@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from researchapp.pipeline.collector.hops import names_bridge, select_with_hops
+from researchapp.pipeline.collector.hops import names_bridge, nests_its_subject, select_with_hops
+from researchapp.pipeline.collector.passages import PassagePool
+from researchapp.pipeline.text.salience import asked_of
 from researchapp.pipeline.values import Source, SubQuestion
 
 
@@ -39,3 +41,64 @@ def test_it_follows_a_bridge_its_page_names_without_the_title_around_it() -> Non
     # then
     assert [p.source_id for p in passages][:2] == [1, 2]
     assert 3 not in [p.source_id for p in passages]
+
+
+def test_a_question_that_reaches_its_subject_through_others_follows_two_hops() -> None:
+    # given the subject's page names the composer, his page his city, the city's page the bridge
+    question = "What is the name of the famous bridge in the birth city of the composer of Scanderbeg?"
+    pages = [
+        source(1, "Scanderbeg is an opera in three acts by the composer Antonio Vivaldi. It was first "
+               "performed at the Teatro della Pergola in Florence in 1718.", "Scanderbeg"),
+        source(2, "Antonio Vivaldi was a Baroque composer and violinist. He was born in Venice, the capital "
+               "of the Venetian Republic, in 1678.", "Antonio Vivaldi"),
+        source(3, "Venice is built on a group of islands in a lagoon. The Rialto Bridge is the oldest and "
+               "most famous bridge across the Grand Canal.", "Venice"),
+        # a page holding most of the question's words, about nothing it leads through
+        source(4, "The Golden Gate Bridge is a famous suspension bridge in San Francisco, the birth city of "
+               "many engineers.", "Golden Gate Bridge"),
+    ]  # fmt: skip
+    subquestion = SubQuestion(1, question, (question,))
+    # when
+    passages = select_with_hops(subquestion, pages, question=question)
+    # then
+    assert {1, 2, 3} <= {p.source_id for p in passages}  # Venice is two hops from Scanderbeg
+
+
+def test_a_first_round_that_does_not_answer_leads_on_when_the_subject_is_nested() -> None:
+    # given the station's page holds little of the question beyond its call sign
+    question = (
+        "Which county shares a border with the county where the most populous city in the state where "
+        "WDXQ can be found is located?"
+    )
+    pages = [
+        source(1, "WDXQ (1440 AM) is a radio station licensed to Cochran, Georgia, United States. It is "
+               "owned by John Timms.", "WDXQ"),
+        source(2, "The largest municipality by population in Georgia is Atlanta, with 420,003 residents.",
+               "List of municipalities in Georgia"),
+        source(3, "Atlanta is the seat of Fulton County, and parts of the city extend into DeKalb County.",
+               "Atlanta"),
+        source(4, "Montmorency County is located in northern Michigan, where it shares a border with Alpena "
+               "County. The county seat is Atlanta, its most populous community, found on the Thunder Bay "
+               "River.", "Montmorency County"),
+    ]  # fmt: skip
+    subquestion = SubQuestion(1, question, (question,))
+    pool = PassagePool.of(tuple(pages))
+    # when
+    passages = select_with_hops(subquestion, pages, question=question)
+    # then the first round alone is no evidence; through the station's state and its city it is
+    assert pool.select(subquestion, asked=asked_of(subquestion, question)) == []
+    assert nests_its_subject(question)
+    assert {1, 2, 3} <= {p.source_id for p in passages if p.clears_bar}
+
+
+def test_a_question_asking_its_subjects_own_fact_does_not_nest() -> None:
+    assert not nests_its_subject("What percentage of the embedded-database market does SQLite hold?")
+    assert not nests_its_subject("What is the default page size of a new database?")
+    assert nests_its_subject("Which county shares a border with the county where WDXQ can be found?")
+
+
+def test_a_verb_with_its_object_names_no_attribute() -> None:
+    border = asked_of(SubQuestion(1, "Which county shares a border with Alpena County?", ()))
+    market = asked_of(SubQuestion(1, "What is the market share of SQLite?", ()))
+    assert "share" not in border.attributes
+    assert "share" in market.attributes

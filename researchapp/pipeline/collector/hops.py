@@ -9,6 +9,7 @@ search), and ``select_with_hops`` adds each name's best passages to the first ro
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -20,10 +21,16 @@ from researchapp.pipeline.text.sentences import split_sentences
 from researchapp.pipeline.text.tokens import tokenize
 from researchapp.pipeline.values import Passage, Source, SubQuestion
 
-MAX_BRIDGES = 5
-MAX_HOP_PASSAGES = 6
+MAX_BRIDGES = 5  # bridge names searched for (``bridge_queries``)
+# Bridge names followed within the task's pages: a look-up, not a search, so more of them. Tuned on
+# the first half of MuSiQue dev (``bench.multihop_recall --half first``) with the ones below.
+POOL_BRIDGES = 14
+MAX_HOP_PASSAGES = 10
 PER_NAME = 2  # a bridge name's passages, at most
 FIRST_PASSAGES_READ = 4
+# Hop passages rank just under the fourth passage of the round that named them: past the first few
+# passages of a multi-hop question's first round, its distractors are likelier than its bridges.
+RANKED_UNDER = 4
 # A hop passage ranks just under the passage that named its bridge.
 HOP_DISCOUNT = 0.99
 # A sentence answers when it holds this weighted share of what the question asks beyond its subject.
@@ -44,20 +51,26 @@ def bridge_names(
     A name is worth following as much as the sentence it stands in answers the question: "He
     played for the Philadelphia Eagles (1945–1949)" holds what "played for an NFL team from
     1945-1949" asks beyond its subject, so its name goes first; a name in a sentence that holds
-    none of it ("born in Queensland") goes after, in the passages' order.
+    none of it ("born in Queensland") goes after, in the passages' order. Only a passage about the
+    subject leads on from the subject: a passage that merely shares the question's other words
+    ("river", "tributary") names other rivers, so its names come last.
     1. Split each of the first clearing passages into sentences; score each sentence by the
        rarity-weighted share of the question's terms beyond the subject (``weight``) it holds.
-    2. Take the names of the sentences in that order (the better passage first on a tie), each
-       passage's first new name then each one's second within sentences that hold nothing.
+    2. Take the names of the answering sentences of passages holding the subject in that order
+       (the better passage first on a tie); then, round-robin, each such passage's first other
+       name, then each one's second; then the names of the passages that miss the subject.
     """
     known = set(asked.terms) | set(asked.subject) | set(asked.focus)
     wanted = [term for term in dict.fromkeys((*asked.focus, *asked.terms)) if term not in asked.subject]
     weigh = weight or (lambda term: 1.0)
     total = sum(weigh(term) for term in wanted) or 1.0
     answering: list[tuple[float, int, int, str]] = []  # (-share, passage rank, position, name)
-    idle: list[list[str]] = []
+    idle: list[list[str]] = []  # per passage about the subject, its names in idle sentences
+    others: list[list[str]] = []  # per passage that does not hold the subject, all its names
     for rank, passage in enumerate(p for p in passages[:FIRST_PASSAGES_READ] if p.clears_bar):
-        idle.append([])
+        about = not asked.subject or any(term in passage.matched_terms for term in asked.subject)
+        pile: list[str] = []
+        (idle if about else others).append(pile)
         for start, end in split_sentences(passage.quote):
             sentence = passage.quote[start:end]
             held = set(tokenize(sentence))
@@ -65,18 +78,19 @@ def bridge_names(
             for position, (name, _, _) in enumerate(name_phrases(sentence)):
                 if set(tokenize(name)) <= known or not any(ch.isalpha() for ch in name):
                     continue
-                if share >= MIN_ANSWER_SHARE:
+                if share >= MIN_ANSWER_SHARE and about:
                     answering.append((-share, rank, start + position, name))
                 else:
-                    idle[-1].append(name)
+                    pile.append(name)
     names: dict[str, str] = {}
     for _, _, _, name in sorted(answering):
         names.setdefault(name.lower(), name)
     # Each passage's first idle name, then each one's second: the best passage must not take every slot.
-    for depth in range(max((len(found) for found in idle), default=0)):
-        for found in idle:
-            if depth < len(found):
-                names.setdefault(found[depth].lower(), found[depth])
+    for group in (idle, others):
+        for depth in range(max((len(found) for found in group), default=0)):
+            for found in group:
+                if depth < len(found):
+                    names.setdefault(found[depth].lower(), found[depth])
     return list(names.values())[:limit]
 
 
@@ -103,16 +117,63 @@ def select_with_hops(
     1. Select as ``select_passages`` does, and add the passages a reader finds to state an answer
        of the asked type (``answering.with_answer_passages``). 2. Read the bridge names of the best passages.
     3. For each name, select over the same pool with the name as the subject; keep passages that
-       name it (``names_bridge``). 4. Each hop passage ranks just under the first-round passage
-       that named it; the result is the first round's (at most ``max_passages``) then the hops'.
+       name it (``names_bridge``), then follow the names of those hop passages once more (a
+       question of three or four hops). 4. Each hop passage ranks just under the passages that
+       named it; the result is the first round's (at most ``max_passages``) then the hops'.
+    5. A first round that does not answer leads nowhere, unless the question reaches its subject
+       through other entities (``nests_its_subject``): then the passages about the subject lead
+       on, and they and the hops are evidence when some hop passage names a bridge and clears.
     """
     pool = PassagePool.of(tuple(sources))
     asked = asked_of(subquestion, question)
     first = pool.select(subquestion, asked=asked, max_passages=max_passages, closest=closest)
     first = with_answer_passages(pool, subquestion, first, asked=asked, question=question, common=common)
-    if not first or not first[0].clears_bar:
+    nested = nests_its_subject(question or subquestion.text)
+    if first and first[0].clears_bar:
+        return first + _hops(pool, subquestion, asked, first, under=RANKED_UNDER)
+    if not nested:
         return first
-    return first + _hop_passages(pool, subquestion, asked, first)
+    # "the county where the most populous city in the state where WDXQ is": the subject's passage
+    # holds one hop's words, the answer stands hops on.
+    about = [
+        passage
+        for passage in pool.select(subquestion, asked=asked, max_passages=max_passages, verify=False)
+        if passage.clears_bar and any(term in passage.matched_terms for term in asked.subject)
+    ]
+    hops = _hops(pool, subquestion, asked, about, under=RANKED_UNDER) if about else []
+    return about + hops if hops else first
+
+
+def _hops(
+    pool: PassagePool, subquestion: SubQuestion, asked: Asked, first: Sequence[Passage], *, under: int
+) -> list[Passage]:
+    """The hop passages of ``first``'s bridges, then those of the bridges the hop passages name,
+    each ranked under the ``under``-th passage of the round that named it."""
+    hops = _hop_passages(pool, subquestion, asked, first, under=under)
+    if not hops:
+        return []
+    # A hop passage is about its bridge, not the question's subject: every one of them leads on.
+    seen = frozenset((p.source_id, p.start) for p in first)
+    second = _hop_passages(pool, subquestion, replace(asked, subject=()), hops, skip=seen, under=under)
+    return hops + second
+
+
+# "the state where WDXQ can be found", "the actress that played ...": a noun phrase and a relative
+# clause about it ("the data that is stored" describes, it does not lead on: not after is/are).
+_NESTED = re.compile(
+    r"\b(?:the|a|an)\s+(?:[\w'’-]+\s+){0,3}?(?:that|which|who|whom|where|whose)\s+(?!is\b|are\b)",
+    re.IGNORECASE,
+)
+# "the birth city of the composer of Scanderbeg": one thing of another of a third.
+_OF_CHAIN = re.compile(
+    r"\bthe\s+(?:[\w'’-]+\s+){1,3}?of\s+(?:the\s+)?(?:[\w'’-]+\s+){1,3}?of\s", re.IGNORECASE
+)
+
+
+def nests_its_subject(question: str) -> bool:
+    """The question reaches its subject through another entity: "the state where WDXQ can be
+    found", "the birth city of the composer of Scanderbeg"."""
+    return bool(_NESTED.search(question) or _OF_CHAIN.search(question))
 
 
 def names_bridge(terms: Sequence[str], held: set[str], weight: Callable[[str], float]) -> bool:
@@ -128,15 +189,21 @@ def names_bridge(terms: Sequence[str], held: set[str], weight: Callable[[str], f
 
 
 def _hop_passages(
-    pool: PassagePool, subquestion: SubQuestion, asked: Asked, first: Sequence[Passage]
+    pool: PassagePool,
+    subquestion: SubQuestion,
+    asked: Asked,
+    first: Sequence[Passage],
+    *,
+    skip: frozenset[tuple[int, int]] = frozenset(),
+    under: int = RANKED_UNDER,
 ) -> list[Passage]:
-    """For each bridge name of ``first``, its best passages that name it (``names_bridge``), each
-    ranked just under the first-round passage that named it."""
-    taken = {(p.source_id, p.start) for p in first}
-    names = bridge_names(first, asked, weight=lambda term: pool.weight(term, asked))
+    """For each bridge name of ``first``, its best passages that name it (``names_bridge``), not
+    in ``first`` or ``skip``, each ranked just under the ``under``-th passage of ``first``."""
+    taken = {(p.source_id, p.start) for p in first} | set(skip)
+    names = bridge_names(first, asked, limit=POOL_BRIDGES, weight=lambda term: pool.weight(term, asked))
     if not names:
         return []
-    floor = first[min(len(first), FIRST_PASSAGES_READ) - 1].score
+    floor = min(p.score for p in first[:under])
     asked = pool.in_sources_language(subquestion, asked)
     found = [_naming(pool, name, asked, skip=frozenset(taken)) for name in names]
     hops: list[Passage] = []

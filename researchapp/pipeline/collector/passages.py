@@ -144,8 +144,10 @@ class PassagePool:
         max_passages: int = 8,
         min_score: float = MIN_SCORE,
         closest: int = 0,
+        verify: bool = True,
     ) -> list[Passage]:
-        """``select_passages`` over this pool, with what is asked already read."""
+        """``select_passages`` over this pool, what is asked already read. ``verify=False`` keeps
+        passages about the subject that do not answer, holding nothing else asked (a later hop may)."""
         query, aspects, asked = self._in_sources_language(subquestion, asked)
         content_terms = [term for term in query if term not in GENERIC_TERMS]
         needed = required_coverage(content_terms)
@@ -167,7 +169,7 @@ class PassagePool:
             judgement = judge(asked, terms, lambda term: self.weight(term, asked))
             if (
                 score >= min_score
-                and covered >= needed
+                and (covered >= needed or (not verify and not judgement.missing))
                 and judgement.clears
                 and candidate.speaks_to(dimensions)
             ):
@@ -180,7 +182,7 @@ class PassagePool:
         # its passages hold its subject and what it asks for.
         statement = is_statement(subquestion.text)
         missing = self._not_stated(subquestion) if chosen and statement else None
-        if chosen and (missing is not None or (not statement and not self.answers(asked, chosen))):
+        if verify and chosen and (missing is not None or (not statement and not self.answers(asked, chosen))):
             # Passages about the subject that never say what is asked ("revenue"), or that do not
             # hold a statement to verify: none is evidence.
             lacking = asked.attributes if missing is None else missing

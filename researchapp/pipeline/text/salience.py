@@ -159,7 +159,8 @@ def asked_of(subquestion: SubQuestion, question: str = "") -> Asked:
     terms = tuple(_content(tokenize(text))) or subject
     head = asked_for(question or subquestion.text)
     # What the question asks for binds every sub-question: evidence for "what does X cost" names a price.
-    asked_attributes = [*head, *(t for t in focus if t in ATTRIBUTES)]
+    asking_text = question or subquestion.text
+    asked_attributes = [*head, *(t for t in focus if t in ATTRIBUTES and not _as_verb(t, asking_text))]
     # A comparison's own criterion ("including their fire safety") binds the sub-question that asks it:
     # pages that name both batteries but never their fire safety do not answer it.
     criterion = _content(tokenize(read_question(question).criterion)) if question else []
@@ -171,6 +172,20 @@ def asked_of(subquestion: SubQuestion, question: str = "") -> Asked:
     exact = tuple(term for term in dict.fromkeys(tokenize(asking)) if any(ch.isdigit() for ch in term))
     qualifiers = tuple(_QUALIFIER.findall(" ".join(asking.split()))) if figure else ()
     return Asked(terms, subject, focus, attributes, options, figure, exact, qualifiers)
+
+
+# "shares a border", "shares the same nationality": the word acts on an object, it names no attribute.
+_OBJECT_AFTER = r"\s+(?:a|an|the|its|their|his|her|this|these|those|same)\b"
+
+
+def _as_verb(term: str, question: str) -> bool:
+    """``term`` stands in ``question`` only as a verb with its object ("county shares a border")."""
+    forms = [m for m in re.finditer(rf"\b{re.escape(term)}\w*", question, re.IGNORECASE)]
+    return bool(forms) and all(
+        re.match(_OBJECT_AFTER, question[m.end() :], re.IGNORECASE)
+        and not re.search(r"\b(?:the|a|an|its|their|market)\s*$", question[: m.start()], re.IGNORECASE)
+        for m in forms
+    )
 
 
 _HOW_MANY = re.compile(r"^\s*how\s+(?:many|much)\b", re.IGNORECASE)
