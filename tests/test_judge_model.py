@@ -85,5 +85,6 @@ def test_a_model_only_dispute_reads_as_a_sentence_without_empty_quotes() -> None
     # when it is stated, in either language
     english, chinese = dispute_statement(dispute, chinese=False), dispute_statement(dispute, chinese=True)
     # then it says the passages contradict, with no empty quotes
-    assert english.startswith("Sources disagree on ") and english.endswith("the passages contradict each other")
+    assert english.startswith("Sources disagree on ")
+    assert english.endswith("the passages contradict each other")
     assert "“”" not in english and "“”" not in chinese and "相互矛盾" in chinese
