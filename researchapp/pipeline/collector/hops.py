@@ -26,6 +26,7 @@ MAX_BRIDGES = 5  # bridge names searched for (``bridge_queries``)
 # the first half of MuSiQue dev (``bench.multihop_recall --half first``) with the ones below.
 POOL_BRIDGES = 14
 MAX_HOP_PASSAGES = 10
+PLAIN_HOP_PASSAGES = 6  # a plain question's hop passages, on its MAX_BRIDGES names (docs QA's tuning half)
 PER_NAME = 2  # a bridge name's passages, at most
 FIRST_PASSAGES_READ = 4
 # Hop passages rank just under the fourth passage of the round that named them: past the first few
@@ -130,7 +131,7 @@ def select_with_hops(
     first = with_answer_passages(pool, subquestion, first, asked=asked, question=question, common=common)
     nested = nests_its_subject(question or subquestion.text)
     if first and first[0].clears_bar:
-        return first + _hops(pool, subquestion, asked, first, under=RANKED_UNDER)
+        return first + _hops(pool, subquestion, asked, first, under=RANKED_UNDER, wide=nested)
     if not nested:
         return first
     # "the county where the most populous city in the state where WDXQ is": the subject's passage
@@ -140,21 +141,31 @@ def select_with_hops(
         for passage in pool.select(subquestion, asked=asked, max_passages=max_passages, verify=False)
         if passage.clears_bar and any(term in passage.matched_terms for term in asked.subject)
     ]
-    hops = _hops(pool, subquestion, asked, about, under=RANKED_UNDER) if about else []
+    hops = _hops(pool, subquestion, asked, about, under=RANKED_UNDER, wide=True) if about else []
     return about + hops if hops else first
 
 
 def _hops(
-    pool: PassagePool, subquestion: SubQuestion, asked: Asked, first: Sequence[Passage], *, under: int
+    pool: PassagePool,
+    subquestion: SubQuestion,
+    asked: Asked,
+    first: Sequence[Passage],
+    *,
+    under: int,
+    wide: bool,
 ) -> list[Passage]:
-    """The hop passages of ``first``'s bridges, then those of the bridges the hop passages name,
-    each ranked under the ``under``-th passage of the round that named it."""
-    hops = _hop_passages(pool, subquestion, asked, first, under=under)
-    if not hops:
-        return []
+    """The hop passages of ``first``'s bridges, each ranked under the ``under``-th passage of the
+    round that named it; for a question that reaches its subject through others (``wide``), more
+    bridges, then those the hop passages name. A plain question hops once, on few names: a manual's
+    pages name many things, and following them all crowds out the page that answers."""
+    hops = _hop_passages(pool, subquestion, asked, first, under=under, wide=wide)
+    if not hops or not wide:
+        return hops
     # A hop passage is about its bridge, not the question's subject: every one of them leads on.
     seen = frozenset((p.source_id, p.start) for p in first)
-    second = _hop_passages(pool, subquestion, replace(asked, subject=()), hops, skip=seen, under=under)
+    second = _hop_passages(
+        pool, subquestion, replace(asked, subject=()), hops, skip=seen, under=under, wide=True
+    )
     return hops + second
 
 
@@ -196,11 +207,13 @@ def _hop_passages(
     *,
     skip: frozenset[tuple[int, int]] = frozenset(),
     under: int = RANKED_UNDER,
+    wide: bool = True,
 ) -> list[Passage]:
     """For each bridge name of ``first``, its best passages that name it (``names_bridge``), not
     in ``first`` or ``skip``, each ranked just under the ``under``-th passage of ``first``."""
     taken = {(p.source_id, p.start) for p in first} | set(skip)
-    names = bridge_names(first, asked, limit=POOL_BRIDGES, weight=lambda term: pool.weight(term, asked))
+    limit = POOL_BRIDGES if wide else MAX_BRIDGES
+    names = bridge_names(first, asked, limit=limit, weight=lambda term: pool.weight(term, asked))
     if not names:
         return []
     floor = min(p.score for p in first[:under])
@@ -213,7 +226,7 @@ def _hop_passages(
             if depth < len(passages) and (passages[depth].source_id, passages[depth].start) not in taken:
                 taken.add((passages[depth].source_id, passages[depth].start))
                 hops.append(_ranked_under(passages[depth], floor))
-    return hops[:MAX_HOP_PASSAGES]
+    return hops[: MAX_HOP_PASSAGES if wide else PLAIN_HOP_PASSAGES]
 
 
 def _naming(pool: PassagePool, name: str, asked: Asked, *, skip: frozenset[tuple[int, int]]) -> list[Passage]:
