@@ -93,6 +93,16 @@ def _is_heading(text: str, span: Span) -> bool:
     return len(piece.split()) <= MAX_HEADING_WORDS
 
 
+def _continues(text: str, paragraph: Span) -> bool:
+    """A paragraph that opens with an operator continues the line before it: "PRAGMA
+    schema.journal_mode" over "= DELETE | TRUNCATE | ..." is one statement of syntax, not a heading
+    and its section."""
+    return text[paragraph[0] : paragraph[0] + 1] in _CONTINUATION
+
+
+_CONTINUATION = frozenset("=|)]},")
+
+
 def _sections(text: str) -> list[tuple[list[Span], list[Span]]]:
     """(heading spans, paragraph spans) per section of ``text``.
 
@@ -106,7 +116,8 @@ def _sections(text: str) -> list[tuple[list[Span], list[Span]]]:
         end = index
         while end < len(paragraphs) and _is_heading(text, paragraphs[end]):
             end += 1
-        if index < end < len(paragraphs) and end - index <= MAX_HEADING_RUN:
+        heads = index < end < len(paragraphs) and end - index <= MAX_HEADING_RUN
+        if heads and not _continues(text, paragraphs[end]):
             sections.append((paragraphs[index:end], []))
         else:
             end = max(end, index + 1)

@@ -43,6 +43,9 @@ ASKED_DISAGREEMENTS = {
     AnswerType.LIMIT: frozenset({"number"}),
     AnswerType.VERSION: frozenset({"date", "number"}),
     AnswerType.NAME: frozenset({"entity"}),
+    # A list is many names and values ("DELETE | TRUNCATE | WAL"): two pages naming different items
+    # both answer it; only one denying what the other states disagrees.
+    AnswerType.LIST: frozenset({"negation"}),
 }
 
 

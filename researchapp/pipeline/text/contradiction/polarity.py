@@ -51,6 +51,7 @@ _DENIES_A_PREDICATE = re.compile(
     r"might|need)\s+not\b|n[’']t\b|\bnever\b|\bcannot\b|\bno longer\b",
     re.IGNORECASE,
 )
+_DETERMINER = re.compile(r"\b(?:a|an|the|any|this|that|these|those)\b", re.IGNORECASE)
 _CODE_WORD = re.compile(r"[A-Z][A-Z0-9]+|\w*_\w*")
 VERDICT = re.compile(r"^\W*(?:no|false|fake|wrong|incorrect|untrue)\b[\s,.:;!-]", re.IGNORECASE)
 
@@ -71,8 +72,8 @@ def _negated(statement: Statement) -> dict[str, tuple[Span, int]]:
             if word.start >= clause_end:
                 break
             surface = statement.text[word.start : word.end]
-            if _CODE_WORD.fullmatch(surface):
-                break  # "WITHOUT ROWID", "NOT NULL": a keyword's name, not a denial
+            if _CODE_WORD.fullmatch(surface) or _DETERMINER.search(statement.text, cue.end(), word.start):
+                break  # "NOT NULL": a keyword's name; "never a rollback": a thing, not a denial
             if surface.lower() not in _ADVERBS:
                 governed.setdefault(word.root, ((cue.start(), word.end), cue.start()))
                 break
