@@ -49,10 +49,12 @@ POSTGRES_CANDIDATES = (
     "SELECT id, search_text FROM held, asked "
     "ORDER BY ts_rank(search_vector, asked.query) DESC, id LIMIT %s"
 )
+# CROSS JOIN keeps FTS5 first: with a plain JOIN, SQLite walked the corpus by its corpus_id index and
+# asked FTS5 about each document (3 s instead of 20 ms for 20,000 passages).
 SQLITE_CANDIDATES = (
     f"SELECT d.id, d.search_text FROM (SELECT {FTS}.rowid AS id, {FTS}.rank AS rank FROM {FTS} "
-    f"JOIN {DOCUMENTS} c ON c.id = {FTS}.rowid WHERE {FTS} MATCH %s AND c.corpus_id = %s LIMIT %s) held "
-    f"JOIN {DOCUMENTS} d ON d.id = held.id ORDER BY held.rank, held.id LIMIT %s"
+    f"CROSS JOIN {DOCUMENTS} c ON c.id = {FTS}.rowid WHERE {FTS} MATCH %s AND c.corpus_id = %s LIMIT %s) "
+    f"held JOIN {DOCUMENTS} d ON d.id = held.id ORDER BY held.rank, held.id LIMIT %s"
 )
 _memo: dict[tuple, object] = {}
 MEMO_ENTRIES = 32
