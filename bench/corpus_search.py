@@ -33,6 +33,7 @@ from pathlib import Path
 
 from bench.common import DATA_ROOT, PROJECT_ROOT, Figure, Skipped, main
 from bench.corpus_import import manage
+from bench.server import drop_database
 
 NAME = "corpus_search"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
@@ -206,8 +207,6 @@ def engine_figures(engine: str, args: argparse.Namespace, scratch: Path, corpus:
         searched = child(env, args, "--worker", "bench")
     finally:
         if engine == "postgresql":
-            from bench.server import drop_database
-
             drop_database(args.database)
     size = f"{args.passages:,} passages"
     figures = [

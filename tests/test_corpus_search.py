@@ -266,6 +266,34 @@ def test_import_keeps_the_term_statistics_of_what_is_stored(tmp_path, monkeypatc
     assert search.search("boil drain", max_results=3) == []
 
 
+def test_a_long_import_refreshes_postgresql_s_statistics_as_the_corpus_doubles(tmp_path, monkeypatch):
+    # given a JSONL file of nine documents imported in batches of two, statistics first due after two
+    monkeypatch.setattr(corpus_service, "BATCH", 2)
+    monkeypatch.setattr(corpus_service, "ANALYZE_FIRST", 2)
+    path = tmp_path / "tides.jsonl"
+    rows = [
+        {
+            "url": f"https://sea.example/{n}",
+            "title": "Tide",
+            "text": f"The tide rose {n} metres over the harbour wall at dawn.",
+        }
+        for n in range(9)
+    ]
+    path.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
+
+    with CaptureQueriesContext(connection) as captured:
+        report = corpus_import(path=path, name="tides")
+
+    # then, on PostgreSQL, both tables were analysed after 2 and 4 documents (next due at 8: the
+    # last full batch) and not after the last, partial batch; SQLite needs no statistics
+    assert report.imported == 9
+    analysed = [query["sql"] for query in captured if query["sql"].startswith("ANALYZE")]
+    if connection.vendor == "postgresql":
+        assert analysed == ["ANALYZE researchapp_corpusdocument", "ANALYZE researchapp_corpusterm"] * 3
+    else:
+        assert analysed == []
+
+
 def test_threads_search_through_the_connection_of_the_thread_that_built_the_index():
     # given a corpus stored in this test's transaction (no other connection can see it)
     search = IndexedCorpus(DatabaseIndex(stored()))
