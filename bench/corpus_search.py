@@ -33,6 +33,7 @@ from pathlib import Path
 
 from bench.common import DATA_ROOT, PROJECT_ROOT, Figure, Skipped, main
 from bench.corpus_import import manage
+from bench.server import drop_database
 
 NAME = "corpus_search"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
@@ -46,6 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--engines", default="postgresql,sqlite")
     parser.add_argument("--data", type=Path, default=DATA_ROOT)
+    parser.add_argument("--database", default="bench_corpus_search", help="PostgreSQL database to (re)create")
     parser.add_argument("--compare", action="store_true", help="also measure today's in-memory index")
     parser.add_argument("--worker", help=argparse.SUPPRESS)  # internal: search in this process
     parser.add_argument("--in-memory", type=Path, help=argparse.SUPPRESS)  # internal: today's index
@@ -132,6 +134,7 @@ def worker(args: argparse.Namespace) -> None:
                 "max": max(timings) * 1000,
                 "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                 "queries_per_search": database_queries / len(asked),
+                "load": os.getloadavg()[0],
                 "hits": hits,
             }
         )
@@ -161,7 +164,7 @@ def in_memory(args: argparse.Namespace, path: Path) -> None:
     print(json.dumps({"rss": rss, "built": built, "hits": hits}))
 
 
-def environment(engine: str, scratch: Path) -> dict[str, str]:
+def environment(engine: str, scratch: Path, database: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL")}
     env.update(
         DJANGO_SETTINGS_MODULE="researchapp.settings",
@@ -172,7 +175,7 @@ def environment(engine: str, scratch: Path) -> dict[str, str]:
     if engine == "postgresql":
         from bench.server import create_database
 
-        env["DATABASE_URL"] = create_database("bench_corpus_search")
+        env["DATABASE_URL"] = create_database(database)
     else:
         env["DATABASE_URL"] = f"sqlite:///{scratch / 'corpus.sqlite3'}"
     return env
@@ -196,16 +199,15 @@ def agreement(ours: dict[str, list[str]], theirs: dict[str, list[str]]) -> tuple
 
 
 def engine_figures(engine: str, args: argparse.Namespace, scratch: Path, corpus: Path) -> list[Figure]:
-    env = environment(engine, scratch)
+    env = environment(engine, scratch, args.database)
     try:
         manage(env, "migrate", "--noinput")
         seconds, peak, output = manage(env, "corpus_import", str(corpus), "--name", "bench")
+        load = os.getloadavg()[0]
         searched = child(env, args, "--worker", "bench")
     finally:
         if engine == "postgresql":
-            from bench.server import drop_database
-
-            drop_database("bench_corpus_search")
+            drop_database(args.database)
     size = f"{args.passages:,} passages"
     figures = [
         Figure(
@@ -213,7 +215,8 @@ def engine_figures(engine: str, args: argparse.Namespace, scratch: Path, corpus:
             f"{engine}: import of {size}",
             round(args.passages / seconds),
             "passages/s",
-            note=f"{seconds:.0f}s, peak RSS {peak:.0f} MB; {output.strip().splitlines()[-1]}",
+            note=f"{seconds:.0f}s, peak RSS {peak:.0f} MB, load average {load:.1f} at the end; "
+            f"{output.strip().splitlines()[-1]}",
         ),
         Figure(
             NAME,
@@ -223,7 +226,8 @@ def engine_figures(engine: str, args: argparse.Namespace, scratch: Path, corpus:
             target=f"<= {TARGET_MS[engine]} ms",
             met=searched["p95"] <= TARGET_MS[engine],
             note=f"p50 {searched['p50']:.1f} ms, max {searched['max']:.0f} ms, "
-            f"{searched['queries_per_search']:.1f} database queries a search, {args.queries} sub-questions",
+            f"{searched['queries_per_search']:.1f} database queries a search, {args.queries} sub-questions, "
+            f"load average {searched['load']:.1f} at the end",
         ),
         Figure(
             NAME,

@@ -20,6 +20,7 @@ from researchapp.models import Corpus, CorpusDocument, CorpusTerm
 from researchapp.pipeline.collector import corpus as corpus_search
 from researchapp.pipeline.collector.corpus import IndexedCorpus, TermStats
 from researchapp.pipeline.collector.local import LocalCorpus
+from researchapp.pipeline.runner import corpus_index
 from researchapp.pipeline.runner.corpus_index import DatabaseIndex
 from researchapp.providers.base import Document, ProviderError
 from researchapp.services import corpus as corpus_service
@@ -140,7 +141,7 @@ def test_a_search_is_three_queries_and_reads_only_its_candidates(django_assert_n
     assert len(captured) == 3
     candidates = captured[1]["sql"]
     if connection.vendor == "postgresql":
-        assert "websearch_to_tsquery('simple'" in candidates and "ts_rank_cd" in candidates
+        assert "websearch_to_tsquery('simple'" in candidates and "ts_rank(" in candidates
     else:
         assert "researchapp_corpusdocument_fts MATCH" in candidates
     assert [h.url for h in found] == [
@@ -203,6 +204,27 @@ def test_only_candidates_are_scored(monkeypatch):
     assert len(search.search("heat pumps", max_results=5)) == 1
 
 
+def test_the_database_ranks_at_most_the_match_budget_of_the_corpus_s_matches(monkeypatch):
+    # given two corpora of four documents that all hold "tide", the other one stored first
+    tides = [
+        Document(f"https://sea.example/{n}", f"Tide {n}", f"The tide rose {n} metres.", extraction="corpus")
+        for n in range(4)
+    ]
+    stored(tides, name="other")
+    index = DatabaseIndex(stored(tides, name="sea"))
+    mine = set(CorpusDocument.objects.filter(corpus_id=index.corpus_id).values_list("id", flat=True))
+
+    # when the index may rank at most two matches of a corpus, then without that cap
+    monkeypatch.setattr(corpus_index, "MATCH_BUDGET", 2)
+    capped = {key for key, _ in index.candidates(["tide"], every=True, limit=10)}
+    monkeypatch.setattr(corpus_index, "MATCH_BUDGET", 100)
+    everything = {key for key, _ in index.candidates(["tide"], every=True, limit=10)}
+
+    # then two of this corpus's four were candidates, all four without the cap, none of the other's
+    assert len(capped) == 2 and capped < mine
+    assert everything == mine and len(mine) == 4
+
+
 def test_import_keeps_the_term_statistics_of_what_is_stored(tmp_path, monkeypatch):
     # given a JSONL file imported in batches of two, then imported again with one document changed
     monkeypatch.setattr(corpus_service, "BATCH", 2)
@@ -242,6 +264,34 @@ def test_import_keeps_the_term_statistics_of_what_is_stored(tmp_path, monkeypatc
     search = IndexedCorpus(DatabaseIndex(corpus))
     assert [h.url for h in search.search("noodles", max_results=3)] == ["https://food.example/pasta"]
     assert search.search("boil drain", max_results=3) == []
+
+
+def test_a_long_import_refreshes_postgresql_s_statistics_as_the_corpus_doubles(tmp_path, monkeypatch):
+    # given a JSONL file of nine documents imported in batches of two, statistics first due after two
+    monkeypatch.setattr(corpus_service, "BATCH", 2)
+    monkeypatch.setattr(corpus_service, "ANALYZE_FIRST", 2)
+    path = tmp_path / "tides.jsonl"
+    rows = [
+        {
+            "url": f"https://sea.example/{n}",
+            "title": "Tide",
+            "text": f"The tide rose {n} metres over the harbour wall at dawn.",
+        }
+        for n in range(9)
+    ]
+    path.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
+
+    with CaptureQueriesContext(connection) as captured:
+        report = corpus_import(path=path, name="tides")
+
+    # then, on PostgreSQL, both tables were analysed after 2 and 4 documents (next due at 8: the
+    # last full batch) and not after the last, partial batch; SQLite needs no statistics
+    assert report.imported == 9
+    analysed = [query["sql"] for query in captured if query["sql"].startswith("ANALYZE")]
+    if connection.vendor == "postgresql":
+        assert analysed == ["ANALYZE researchapp_corpusdocument", "ANALYZE researchapp_corpusterm"] * 3
+    else:
+        assert analysed == []
 
 
 def test_threads_search_through_the_connection_of_the_thread_that_built_the_index():
