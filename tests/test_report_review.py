@@ -31,7 +31,8 @@ Status = ResearchTask.Status
 
 def test_a_model_claim_holding_citation_markers_is_refused_by_the_checker(llm) -> None:
     # given a model that writes markers into a claim's text, one of them for evidence that does not exist
-    text = "The survey measured a seasonal COP of 3.2 in 2023. [E999] [E12]"
+    # (inside its one sentence: the writer keeps a claim's first sentence only)
+    text = "The survey measured a seasonal COP of 3.2 in 2023 [E999] [E12]."
     llm.responder = by_stage(write={"claims": [{"section": "7", "text": text, "evidence_ids": [12]}]})
     # when its draft is checked
     draft = make_engine(llm).write("q?", [EFFICIENCY], [SUPPORTED], usage=UsageLog())
@@ -39,7 +40,7 @@ def test_a_model_claim_holding_citation_markers_is_refused_by_the_checker(llm) -
     issues = check_draft(draft, brief, Ledger(evidence={12: COP}, snapshots={COP.source_id: COP.quote}))
     # then the claim is refused, and its markers were never printed as markers
     assert [(issue.code, issue.claim_index) for issue in issues] == [("marker_in_claim", 0)]
-    assert r"2023. \[E999\] \[E12\] [E12]" in draft.markdown
+    assert r"2023 \[E999\] \[E12\]. [E12]" in draft.markdown
 
 
 def report_at_gate(owner) -> ReportDraft:

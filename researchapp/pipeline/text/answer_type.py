@@ -291,7 +291,8 @@ def head_terms(text: str, answer_type: AnswerType, common: Collection[str] = ())
     asking = asking_sentence(text)
     differ = _DIFFER_IN.search(asking)
     if differ:  # "How do A and B differ in fire safety?": the answer speaks to fire safety
-        return tuple(t for t in dict.fromkeys(tokenize(differ.group(1))) if t not in _ASKING)
+        said = differ.group(1) or differ.group(2)  # the English or the Chinese wording
+        return tuple(t for t in dict.fromkeys(tokenize(said)) if t not in _ASKING)
     match = _HEAD.search(asking)
     if not match:
         return ()
