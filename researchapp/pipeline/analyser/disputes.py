@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from datetime import date
 
 from researchapp.core.enums import FindingStatus, Stance
-from researchapp.pipeline.text.answer_type import about_the_asked, answer_type_of
+from researchapp.pipeline.reader.extractive import is_page_stamp
+from researchapp.pipeline.reader.spans import quantity_span
+from researchapp.pipeline.text.answer_type import AnswerType, about_the_asked, analyse_question
 from researchapp.pipeline.text.aspects import attribute_in_scope, dimensions_of
 from researchapp.pipeline.text.contradiction import (
     CONTRADICT,
@@ -27,7 +29,8 @@ from researchapp.pipeline.text.contradiction import (
 from researchapp.pipeline.text.contradiction.pairs import candidate_pairs
 from researchapp.pipeline.text.contradiction.statements import root
 from researchapp.pipeline.text.quantities import read_figures
-from researchapp.pipeline.text.tokens import Span, is_cjk_stopword, tokenize_spans
+from researchapp.pipeline.text.sentences import split_sentences
+from researchapp.pipeline.text.tokens import Span, is_cjk_stopword, tokenize, tokenize_spans
 from researchapp.pipeline.values import (
     Disagreement,
     Evidence,
@@ -89,7 +92,23 @@ def find_disputes(
         for item in evidence
         if item.clears_bar
     ]
-    return group_disputes(judge.judge(candidate_pairs(sides, pool), usage=usage))
+    judged = judge.judge(candidate_pairs(sides, pool), usage=usage)
+    return group_disputes([j for j in judged if not _on_a_page_stamp(j)])
+
+
+def _on_a_page_stamp(judgement: Judgement) -> bool:
+    """What differs stands in a page's stamp ("This page last modified on 2022-12-27 19:17:21 UTC"):
+    two pages modified at different times say nothing that disagrees."""
+    for side, spans in (
+        (judgement.pair.first, judgement.first_spans),
+        (judgement.pair.second, judgement.second_spans),
+    ):
+        for start, _ in spans[:1]:
+            line_start = side.text.rfind("\n", 0, start) + 1
+            line_end = side.text.find("\n", start)
+            if is_page_stamp(side.text[line_start : line_end if line_end >= 0 else len(side.text)]):
+                return True
+    return False
 
 
 def _words(side: Side, spans: Sequence[Span]) -> str:
@@ -173,7 +192,30 @@ def in_scope(dispute: Dispute, subquestion: SubQuestion) -> bool:
 def asks_about(dispute: Dispute, subquestion: SubQuestion) -> bool:
     """A sub-question that asks for a value (a figure, a release, a name) reports a disagreement about
     that kind of value only: "supported" against "not supported" does not answer "which release"."""
-    return about_the_asked(dispute.kind, answer_type_of(subquestion.text))
+    asked = analyse_question(subquestion.text)
+    if not about_the_asked(dispute.kind, asked.answer_type):
+        return False
+    if dispute.kind != "number":
+        return True
+    differing = [
+        (side.text, start, end)
+        for side in (dispute.first[0], dispute.second[0])
+        for start, end in dispute.spans.get(side.place, ())[:1]
+    ]
+    # "By what percentage ...": a version against a plain number ("3.37 vs 64") is no disagreement
+    # about a percentage; each side's differing words must be a value in the asked unit.
+    if asked.unit in UNITS_ASKED and any(quantity_span(t[a:b], asked.unit) is None for t, a, b in differing):
+        return False
+    # "How many developers ...": each side's figure counts them, in its own sentence.
+    head = set(asked.head) if asked.answer_type is AnswerType.QUANTITY else set()
+    return not head or all(head & set(tokenize(_sentence_at(t, a))) for t, a, _ in differing)
+
+
+def _sentence_at(text: str, at: int) -> str:
+    return next((text[s:e] for s, e in split_sentences(text) if s <= at < e), text)
+
+
+UNITS_ASKED = frozenset(("percent", "money", "time"))
 
 
 def _shared_words(dispute: Dispute) -> str:

@@ -84,6 +84,11 @@ def bears_on(text: str) -> bool:
     return not _FIRST_PERSON.search(text) and not _NAVIGATION.search(text) and not _STAMP.search(text)
 
 
+def is_page_stamp(text: str) -> bool:
+    """A page's stamp: when it was modified or generated, its copyright (``_STAMP``)."""
+    return bool(_STAMP.search(text))
+
+
 def states_type(quote: str, analysis: QuestionAnalysis) -> bool:
     """One piece of ``quote`` that bears on a question (``bears_on``) states a value of the type
     ``analysis`` asks for (``answer_span``)."""
@@ -259,6 +264,8 @@ def _judge(context: _Context, item: Evidence, unit: Unit, before_unit: Unit | No
         pass  # a claim's sentence may name its subject by a pronoun, and need not name what it is
     elif analysis.head and not set(analysis.head) & near and not context.vocabulary & own:
         return None  # "Which Android release": an answer near no word of "Android" names none
+    elif analysis.answer_type is AnswerType.QUANTITY and analysis.head and not set(analysis.head) & own:
+        return None  # "How many developers": a figure counts them in its own sentence, not "50 characters"
     placed = _placed(analysis.terms, own, before, heading)
     share = _share(placed, context.common)
     quote_terms = set(tokenize(item.quote)) | heading
