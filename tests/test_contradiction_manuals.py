@@ -73,7 +73,10 @@ def disputes_of(question: str, *quotes: str) -> list:
 
 
 def test_two_pages_modified_at_different_times_do_not_disagree() -> None:
-    stamp = "The RETURNING clause of Quill returns the modified rows.\nThis page last modified on 2021-04-02 {} UTC"
+    stamp = (
+        "The RETURNING clause of Quill returns the modified rows.\n"
+        "This page last modified on 2021-04-02 {} UTC"
+    )
     found = disputes_of(
         "When was the Quill RETURNING clause added?", stamp.format("15:31:42"), stamp.format("19:17:21")
     )

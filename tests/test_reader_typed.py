@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from researchapp.pipeline.collector.passages import select_passages
 from researchapp.pipeline.planner.checks import reads_as_code
-from researchapp.pipeline.reader.extractive import read_extractive, states_type
+from researchapp.pipeline.reader.bearing import states_type
+from researchapp.pipeline.reader.extractive import read_extractive
 from researchapp.pipeline.text.answer_type import analyse_question
 from researchapp.pipeline.values import Evidence, Source, SubQuestion
 from researchapp.providers.fetch.extract import extract_html

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from researchapp.core.enums import FindingStatus, Stance
-from researchapp.pipeline.reader.extractive import is_page_stamp
+from researchapp.pipeline.reader.bearing import is_page_stamp
 from researchapp.pipeline.reader.spans import quantity_span
 from researchapp.pipeline.text.answer_type import AnswerType, about_the_asked, analyse_question
 from researchapp.pipeline.text.aspects import attribute_in_scope, dimensions_of

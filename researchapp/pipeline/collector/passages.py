@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from researchapp.pipeline.collector.splitting import passages_with_headings
-from researchapp.pipeline.reader.extractive import states_type
+from researchapp.pipeline.reader.bearing import states_type
 from researchapp.pipeline.text.answer_type import AnswerType, QuestionAnalysis, analyse_question
 from researchapp.pipeline.text.aspects import Dimension, dimensions_of, speaks_to
 from researchapp.pipeline.text.bm25 import BM25

@@ -17,11 +17,11 @@
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from researchapp.pipeline.reader.bearing import bears_on
 from researchapp.pipeline.reader.spans import answer_span
 from researchapp.pipeline.reader.units import Unit, units_of
 from researchapp.pipeline.text.answer_type import (
@@ -51,21 +51,6 @@ MAX_LOOSE_ANSWERS = 3
 SECOND_LOOSE_ANSWER = 0.75
 SECOND_ANSWER = 0.85  # a second answer scores at least this share of the best
 MAX_ANSWERS = 2
-_FIRST_PERSON = re.compile(
-    r"^\W*(?:we|i|our|my|us)\b|\bwe\s+(?:tested|measured|ran|used|found|tried)\b", re.I
-)
-_NAVIGATION = re.compile(
-    r"^\W*(?:see\s+also|next|previous|back\s+to|table\s+of\s+contents|click|skip\s+to|jump\s+to|home)\b|"
-    r"^\W*\(?\s*see\s+(?:the\s+)?(?:section|document|page)",
-    re.IGNORECASE,
-)
-# A page's stamp ("This page last modified on 2021-04-02 15:31:42 UTC", "© 2024 …") dates the page,
-# not what it is about: it states no version, date or figure of anything asked.
-_STAMP = re.compile(
-    r"^\W*(?:this\s+(?:page|document|article|file)\s+(?:was\s+)?)?(?:last\s+)?"
-    r"(?:modified|updated|edited|revised|generated)\s+(?:on\s+|at\s+)?[\d(]|^\W*(?:copyright\b|©)",
-    re.IGNORECASE,
-)
 CUED_TYPES = frozenset((AnswerType.QUANTITY, AnswerType.LIMIT, AnswerType.VERSION))
 STRICT_TYPES = frozenset(
     (
@@ -77,26 +62,6 @@ STRICT_TYPES = frozenset(
         AnswerType.DEFINITION,
     )
 )
-
-
-def bears_on(text: str) -> bool:
-    """Not a sentence about the writer's own doings ("We tested ...") nor a page's navigation."""
-    return not _FIRST_PERSON.search(text) and not _NAVIGATION.search(text) and not _STAMP.search(text)
-
-
-def is_page_stamp(text: str) -> bool:
-    """A page's stamp: when it was modified or generated, its copyright (``_STAMP``)."""
-    return bool(_STAMP.search(text))
-
-
-def states_type(quote: str, analysis: QuestionAnalysis) -> bool:
-    """One piece of ``quote`` that bears on a question (``bears_on``) states a value of the type
-    ``analysis`` asks for (``answer_span``)."""
-    return any(
-        bears_on(piece) and answer_span(piece, analysis, kind=unit.kind, term=unit.term) is not None
-        for unit in units_of(quote)
-        for piece in (quote[unit.start : unit.end],)
-    )
 
 
 def readings_of(
