@@ -103,3 +103,18 @@ def test_a_list_nested_in_a_manual_section_is_kept_with_its_lead_in() -> None:
     lead_in = text.find("upper bound on:")
     items = [text.find(f"The number of columns in {what}") for what in ("a table", "an index", "a view")]
     assert 0 <= lead_in < items[0] < items[1] < items[2] < text.find("The default setting")
+
+
+def test_an_answer_two_passages_state_outweighs_a_slightly_better_one_stated_once() -> None:
+    question = "In which Quill version was the UPSERT syntax added?"
+    quotes = [
+        "The UPSERT syntax of Quill was generalized to permit many ON CONFLICT clauses in version 3.35.0.",
+        "UPSERT syntax was added to Quill with version 3.24.0 (2018-06-04).",
+        "The ON CONFLICT phrase is part of UPSERT, an extension to INSERT added in Quill version 3.24.0.",
+    ]
+    items = [
+        Evidence(i + 1, i + 1, 1, 0, len(q), q, score, cluster=f"c{i}")
+        for i, (q, score) in enumerate(zip(quotes, (1.0, 0.9, 0.9), strict=True))
+    ]
+    answers = read_extractive(SubQuestion(1, question, ()), items, question=question)
+    assert answers.spans[0].answer == "3.24.0" and set(answers.spans[0].agreeing) == {3}

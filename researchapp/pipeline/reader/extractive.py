@@ -51,6 +51,8 @@ MAX_LOOSE_ANSWERS = 3
 SECOND_LOOSE_ANSWER = 0.75
 SECOND_ANSWER = 0.85  # a second answer scores at least this share of the best
 MAX_ANSWERS = 2
+AGREEMENT = 0.05  # added to a candidate's score for each other passage stating its answer
+MAX_BACKING = 2
 CUED_TYPES = frozenset((AnswerType.QUANTITY, AnswerType.LIMIT, AnswerType.VERSION))
 STRICT_TYPES = frozenset(
     (
@@ -262,6 +264,15 @@ def _same_answer(a: _Candidate, b: _Candidate) -> bool:
     return says_the_same(a.piece, b.item.quote) or says_the_same(b.piece, a.item.quote)
 
 
+def _backing(candidates: Sequence[_Candidate]) -> dict[int, int]:
+    """For each candidate (by ``id``), how many other passages state the same answer words, at most
+    ``MAX_BACKING``: two pages saying "version 3.24.0" outweigh one saying "3.35.0" about a later change."""
+    passages: dict[tuple[str, ...], set[int]] = {}
+    for candidate in candidates:
+        passages.setdefault(tuple(tokenize(candidate.answer)), set()).add(candidate.item.id)
+    return {id(c): min(len(passages[tuple(tokenize(c.answer))]) - 1, MAX_BACKING) for c in candidates}
+
+
 def choose(
     candidates: Sequence[_Candidate],
     limit: int = MAX_ANSWERS,
@@ -272,9 +283,11 @@ def choose(
     """The best candidate, with the evidence stating the same answer; others, different and nearly
     as good, up to ``limit``; for a comparison, the best piece naming each option no chosen piece
     names ("costs 4,200 euros" for one battery, "costs 5,100 euros" for the other); each answer once."""
-    ranked = [
-        c for c in sorted(candidates, key=lambda c: (-c.score, c.item.id, c.unit.start)) if c.focus >= bar
-    ]
+    eligible = [c for c in candidates if c.focus >= bar]
+    backing = _backing(eligible)
+    ranked = sorted(
+        eligible, key=lambda c: (-(c.score + AGREEMENT * backing[id(c)]), c.item.id, c.unit.start)
+    )
     chosen: list[tuple[_Candidate, list[int]]] = []
 
     def take(candidate: _Candidate, *, bounded: bool) -> None:
