@@ -96,4 +96,14 @@ def test_the_researchers_open_task_page_follows_the_task_through_plan_approval_t
         assert page.get_by_test_id("progress").get_attribute("data-poll") == "stopped"
         assert page.evaluate("window.sameDocument") == "the researcher opened this page once"
         assert page.locator("html").get_attribute("lang") == language
+
+        # and the approved report, opened from there, opens with the report itself, in its language
+        page.get_by_test_id("open-report").click()
+        page.get_by_test_id("report-body").wait_for()
+        first = page.evaluate(
+            "() => document.querySelector('main').querySelector('article, section, details, form, table')"
+            ".dataset.testid"
+        )
+        assert first == "report-body"
+        assert page.locator("html").get_attribute("lang") == language
         analyst_context.close()
