@@ -129,3 +129,26 @@ def test_how_many_is_answered_by_a_figure_counting_the_asked_in_its_own_sentence
     counted = item(2, "Twelve companies pay 14 developers to work on Quill full-time.")
     (span,) = read_extractive(SubQuestion(1, question, ()), [counted], question=question).spans
     assert span.answer == "14"
+
+
+def test_two_figures_both_pages_state_are_two_facts_not_a_disagreement() -> None:
+    # given two pages that each give the window (250) and the depth (50), passages cut differently
+    window = (
+        "The window size parameter used in the delta compression algorithm used by quill gc --aggressive. "
+        "This defaults to 250, which is a much more aggressive window size than the default 10."
+    )
+    depth = (
+        "The depth parameter used in the delta compression algorithm used by quill gc --aggressive. "
+        "This defaults to 50, which is the default for the --depth option when --aggressive is not in use."
+    )
+    question = "What delta window size does quill gc --aggressive use by default?"
+    items = [item(1, window), Evidence(2, 2, 1, 0, len(depth), depth, 1.0, cluster="c2")]
+    snapshots = {1: f"{window}\n{depth}", 2: f"{window}\n{depth}"}
+    # when they are judged with their pages known
+    found = find_disputes(items, RuleJudge(), snapshots=snapshots, questions={1: question}, usage=UsageLog())
+    # then no disagreement: each page states both figures
+    assert found == []
+    # and pages that each give one figure for the same parameter disagree
+    other = {1: window, 2: window.replace("250", "50")}
+    items = [item(1, window), Evidence(2, 2, 1, 0, len(other[2]), other[2], 1.0, cluster="c2")]
+    assert find_disputes(items, RuleJudge(), snapshots=other, questions={1: question}, usage=UsageLog())

@@ -10,6 +10,7 @@ spans are what the evidence gate highlights and what no supported statement may 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -93,7 +94,37 @@ def find_disputes(
         if item.clears_bar
     ]
     judged = judge.judge(candidate_pairs(sides, pool), usage=usage)
-    return group_disputes([j for j in judged if not _on_a_page_stamp(j)])
+    said = _said_by_source([*sides, *pool], snapshots)
+    return group_disputes([j for j in judged if not _on_a_page_stamp(j) and not _both_say_both(j, said)])
+
+
+def _said_by_source(sides: Sequence[Side], snapshots: Mapping[int, str]) -> dict[int, str]:
+    """What each source says: its snapshot where known, else its passages at hand."""
+    passages: dict[int, list[str]] = {}
+    for side in sides:
+        passages.setdefault(side.source_id, []).append(side.text)
+    return {source: snapshots.get(source) or "\n".join(texts) for source, texts in passages.items()}
+
+
+def _both_say_both(judgement: Judgement, said: Mapping[int, str]) -> bool:
+    """Two figures each document states both of are two facts, not a disagreement: a manual's two
+    pages each give "defaults to 250" (the window) and "defaults to 50" (the depth)."""
+    if judgement.kind != "number" or not judgement.first_spans or not judgement.second_spans:
+        return False
+    first, second = judgement.pair.first, judgement.pair.second
+    figure_a = first.text[judgement.first_spans[0][0] : judgement.first_spans[0][1]]
+    figure_b = second.text[judgement.second_spans[0][0] : judgement.second_spans[0][1]]
+    return _states(said.get(first.source_id, first.text), figure_b) and _states(
+        said.get(second.source_id, second.text), figure_a
+    )
+
+
+def _states(text: str, figure: str) -> bool:
+    figure = " ".join(figure.split())
+    return (
+        bool(figure)
+        and re.search(rf"(?<![\w.,]){re.escape(figure)}(?!\w|[.,]\d)", " ".join(text.split())) is not None
+    )
 
 
 def _on_a_page_stamp(judgement: Judgement) -> bool:
