@@ -248,13 +248,14 @@ def _weighted(
 
 def _typed_reading(subquestion: SubQuestion, language: str) -> QuestionAnalysis | None:
     """What a sub-question asking for a value (a figure, a default or limit, a version or date)
-    asks, read as the reader reads it; ``None`` for any other question, and for one asked in
-    another language than the sources' (its words are not theirs)."""
-    if text_language(subquestion.text) != language:
-        analysis = analyse_question(subquestion.text)
-        return replace(analysis, focus=(), subject=(), head=()) if analysis.answer_type in TYPED else None
+    asks, read as the reader reads it; ``None`` for any other question. Asked in another language
+    than the sources', only its type and unit count: its words are not theirs."""
     analysis = analyse_question(subquestion.text)
-    return analysis if analysis.answer_type in TYPED else None
+    if analysis.answer_type not in TYPED:
+        return None
+    if text_language(subquestion.text) != language:
+        return replace(analysis, focus=(), subject=(), head=())
+    return analysis
 
 
 def select_passages(
