@@ -76,6 +76,10 @@ def test_an_error_shows_beside_its_control_with_the_input_kept_and_focus_on_it(
         page.keyboard.type("The authority's own count.")
         pick.click()
         card.locator('[data-testid="resolution"]').wait_for()
+        # (htmx settles after the swap: the scroll is kept and focus moved then, not at the swap)
+        page.wait_for_function(
+            "(id) => document.activeElement !== null && document.activeElement.id === id", arg=gap
+        )
 
         # then the decided card stays where it was, and focus is on the next item to decide
         assert abs(card.evaluate(BOX)["top"] - top) < 5
