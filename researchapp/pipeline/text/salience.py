@@ -276,19 +276,6 @@ def states_attribute(asked: Asked, text: str, *, title: str = "", later_hop: boo
                 return True
         before = terms
     return False
-    qualifiers = () if later_hop else asked.qualifiers
-    for start, end in split_sentences(text):
-        sentence = text[start:end]
-        figures = [q for q in extract_quantities(sentence) if q.kind != "year"]
-        money = any(q.kind == "money" for q in figures)
-        if (
-            (money if asked.figure == "money" else bool(figures))
-            and holds_attribute(asked, set(tokenize(sentence)) | title_terms, has_money=money)
-            and not _UNSTATED.search(sentence)
-            and all(_names_qualifier(qualifier, sentence) for qualifier in qualifiers)
-        ):
-            return True
-    return False
 
 
 @dataclass(frozen=True)
